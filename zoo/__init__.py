@@ -1,0 +1,8 @@
+"""nde-zoo: a declarative zoo of continuous-time sequence models."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("nde-zoo")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+unknown"

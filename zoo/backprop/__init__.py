@@ -1,0 +1,1 @@
+"""How gradients flow through a solve (entry-point group ``zoo.backprop``)."""

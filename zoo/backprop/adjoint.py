@@ -1,0 +1,28 @@
+"""Optimise-then-discretise: the continuous adjoint of Chen et al. (2018)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torchdiffeq
+from pydantic import Field
+
+from ..components import BackpropConfig
+
+
+class AdjointConfig(BackpropConfig):
+    """Continuous adjoint (torchdiffeq.odeint_adjoint); gradients w.r.t. all field parameters.
+
+    The backward solve uses the forward method and options, as in torchdiffeq (and as the FWP
+    and NCDE authors ran it) unless ``adjoint_method`` is given.
+    """
+
+    kind: Literal["adjoint"] = "adjoint"
+    adjoint_method: str | None = Field(None, description="solver for the backward pass")
+
+    def odeint(self, func, y0, t, **solver_kwargs):
+        extra = {}
+        if self.adjoint_method is not None:
+            extra["adjoint_method"] = self.adjoint_method
+        return torchdiffeq.odeint_adjoint(func, y0, t, adjoint_params=tuple(func.parameters()),
+                                          **solver_kwargs, **extra)

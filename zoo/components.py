@@ -1,0 +1,114 @@
+"""Extension contracts: the base config class of every kind of component.
+
+A plugin is a Pydantic config class with a literal ``kind`` (its entry-point name) whose methods
+build the component. Options are validated by Pydantic before anything is built; :meth:`check`
+adds constraints that span several sections of the spec (it returns located messages).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from .build_context import BuildContext
+    from .series import DataBundle, TaskInfo
+
+
+class ComponentConfig(BaseModel):
+    """Options of one component; subclasses declare ``kind: Literal["name"] = "name"``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def check(self, spec: Any) -> list[tuple[str, str]]:
+        """Cross-section constraints as ``(dotted.path, message)`` pairs; empty when compatible."""
+        return []
+
+
+class DatasetConfig(ComponentConfig):
+    """A dataset: how to obtain, verify, preprocess and split it."""
+
+    def task(self) -> TaskInfo:
+        """What is predicted (known without loading the data, for validation)."""
+        raise NotImplementedError
+
+    def load(self, smoke: bool = False) -> DataBundle:
+        """Train/val/test splits as tensors on a common time grid (NaN = not observed)."""
+        raise NotImplementedError
+
+
+class ControlConfig(ComponentConfig):
+    """How discrete observations become a path the vector field can read.
+
+    ``provides`` names what the path offers: ``"evaluate"`` (X(t)), ``"derivative"`` (dX/dt),
+    ``"steps"`` (the raw observations with their elapsed times, for discrete-update models).
+    """
+
+    provides: ClassVar[frozenset[str]] = frozenset()
+
+    def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """Precompute per-series coefficients once per split: ``values`` is (N, T, C)."""
+        raise NotImplementedError
+
+    def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> Any:
+        """The path object for one batch of coefficients."""
+        raise NotImplementedError
+
+    def channels(self, input_channels: int) -> int:
+        """Number of channels of the path built from ``input_channels`` observed channels."""
+        return input_channels
+
+
+class FieldConfig(ComponentConfig):
+    """A vector-field family together with its initial state and feature map.
+
+    ``requires`` lists what it reads from the control (see :class:`ControlConfig`); ``initials``
+    the ``model.initial.kind`` values it supports, the first being its default.
+    """
+
+    requires: ClassVar[frozenset[str]] = frozenset({"evaluate"})
+    initials: ClassVar[tuple[str, ...]] = ("first_observation",)
+    #: solver kinds it can be integrated with (``None``: any ODE solver of the ``torchdiffeq`` kind).
+    solvers: ClassVar[tuple[str, ...]] = ("torchdiffeq",)
+
+    def build(self, ctx: BuildContext) -> nn.Module:
+        """The model body: ``forward(path, batch) -> features`` with attribute ``features``."""
+        raise NotImplementedError
+
+
+class SolverConfig(ComponentConfig):
+    """A numerical method for the initial value problem dy/dt = f(t, y)."""
+
+    #: whether the continuous adjoint can be used with it
+    supports_adjoint: ClassVar[bool] = True
+
+
+class BackpropConfig(ComponentConfig):
+    """How gradients flow through the solve (through the solver steps, or a continuous adjoint)."""
+
+    def odeint(self, func: nn.Module, y0: torch.Tensor, t: torch.Tensor, **solver_kwargs: Any):
+        raise NotImplementedError
+
+
+class ReadoutConfig(ComponentConfig):
+    """The task head: output layer, loss and metrics."""
+
+    #: task kinds (``TaskInfo.kind``) it can serve
+    tasks: ClassVar[tuple[str, ...]] = ()
+
+    def build(self, features: int, task: TaskInfo) -> nn.Module:
+        raise NotImplementedError
+
+    def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
+        """Metrics on a whole split (outputs concatenated over batches)."""
+        raise NotImplementedError
+
+    #: metric that selects the checkpoint when ``train.select`` is not given, and its direction
+    default_metric: ClassVar[tuple[str, str]] = ("loss", "min")

@@ -1,0 +1,1 @@
+"""Controls: how discrete observations become a path (entry-point group ``zoo.controls``)."""

@@ -1,0 +1,1 @@
+"""Datasets (entry-point group ``zoo.datasets``)."""

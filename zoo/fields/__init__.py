@@ -1,0 +1,1 @@
+"""Vector-field families (entry-point group ``zoo.fields``)."""

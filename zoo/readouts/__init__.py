@@ -1,0 +1,1 @@
+"""Task heads: output layer, loss and metrics (entry-point group ``zoo.readouts``)."""

@@ -1,0 +1,70 @@
+"""Multi-class classification: Linear(features → classes), cross-entropy, accuracy.
+
+Works per series (features (B, F), labels (B,)) or per step (features (B, T, F), labels (B, T)).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import torch
+from pydantic import Field
+from torch import nn
+from torch.nn import functional as F
+
+from ..components import ReadoutConfig
+from ..series import TaskInfo
+
+
+def f1_macro(pred: torch.Tensor, target: torch.Tensor, n_classes: int) -> float:
+    """Macro-averaged F1 over classes that occur in ``target`` or ``pred``."""
+    scores = []
+    for c in range(n_classes):
+        tp = ((pred == c) & (target == c)).sum().item()
+        fp = ((pred == c) & (target != c)).sum().item()
+        fn = ((pred != c) & (target == c)).sum().item()
+        if tp + fp + fn:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+class ClassifyConfig(ReadoutConfig):
+    """Linear head with (optionally class-weighted) cross-entropy; accuracy and F1 metrics."""
+
+    kind: Literal["classify"] = "classify"
+    class_weights: list[float] | None = Field(None, description="cross-entropy weight per class")
+    f1_positive: int | None = Field(
+        None, description="also report binary F1 of this class (the LTC ozone metric)")
+
+    tasks: ClassVar[tuple[str, ...]] = ("multiclass",)
+    default_metric: ClassVar[tuple[str, str]] = ("accuracy", "max")
+
+    def check(self, spec) -> list[tuple[str, str]]:
+        n = spec.data.task().n_outputs
+        if self.class_weights is not None and len(self.class_weights) != n:
+            return [("model.readout.class_weights",
+                     f"has {len(self.class_weights)} weights but the dataset has {n} classes")]
+        return []
+
+    def build(self, features: int, task: TaskInfo) -> nn.Module:
+        return nn.Linear(features, task.n_outputs)
+
+    def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        weight = None if self.class_weights is None else \
+            torch.tensor(self.class_weights, dtype=outputs.dtype, device=outputs.device)
+        return F.cross_entropy(outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1),
+                               weight=weight)
+
+    def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
+        pred = outputs.argmax(-1).reshape(-1)
+        target = target.reshape(-1)
+        out = {"loss": self.loss(outputs, target).item(),
+               "accuracy": (pred == target).double().mean().item()}
+        if self.f1_positive is not None:
+            pos = self.f1_positive
+            tp = ((pred == pos) & (target == pos)).sum().item()
+            denom = (pred == pos).sum().item() + (target == pos).sum().item()
+            out["f1"] = 2 * tp / denom if denom else 0.0
+        else:
+            out["f1_macro"] = f1_macro(pred, target, outputs.shape[-1])
+        return out

@@ -1,0 +1,1 @@
+"""Numerical solvers (entry-point group ``zoo.solvers``)."""
