@@ -20,6 +20,17 @@ class StaticNetwork(nn.Module):
         return self.net(static)
 
 
-def gather_final(states: torch.Tensor, final_index: torch.Tensor) -> torch.Tensor:
-    """Pick each sample's state at its final index from solver output of shape (T, B, ...)."""
-    return states[final_index, torch.arange(states.shape[1], device=states.device)]
+def first_observation(path) -> torch.Tensor:
+    """X(t0): the path's ``first_observation`` if it keeps one (log-signature windows), else
+    its value at the start of its interval."""
+    x0 = getattr(path, "first_observation", None)
+    return x0 if x0 is not None else path.evaluate(path.interval[0])
+
+
+def final_states(states: torch.Tensor, path, batch) -> torch.Tensor:
+    """Each sample's state at its last observation, from solver output (T, B, ...) on
+    ``path.grid_points``; paths on their own grid map indices with ``map_index``."""
+    index = batch.final_index
+    if hasattr(path, "map_index"):
+        index = path.map_index(index)
+    return states[index, torch.arange(states.shape[1], device=states.device)]

@@ -17,7 +17,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
-from .initial import StaticNetwork, gather_final
+from .initial import StaticNetwork, final_states, first_observation
 
 
 class FinalTanh(nn.Module):
@@ -67,9 +67,9 @@ class NeuralCDE(nn.Module):
         if self.initial_kind == "static":
             z0 = self.initial(batch.static)
         else:
-            z0 = self.initial(path.evaluate(batch.times[0]))
-        zs = self.integrate(CDEFunc(self.vector_field, path), z0, batch.times)
-        return zs.transpose(0, 1) if self.per_step else gather_final(zs, batch.final_index)
+            z0 = self.initial(first_observation(path))
+        zs = self.integrate(CDEFunc(self.vector_field, path), z0, path.grid_points)
+        return zs.transpose(0, 1) if self.per_step else final_states(zs, path, batch)
 
 
 class NCDEConfig(FieldConfig):
