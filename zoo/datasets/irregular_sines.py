@@ -1,7 +1,7 @@
 """Synthetic, irregularly sampled oscillations, generated in code (the quickstart data).
 
 Each series is a noisy 2-channel oscillation x(t) = A (sin(2π f t + φ), cos(2π f t + φ)·e^{-γ t})
-on ``length`` regular points of t ∈ [0, 1] (grid times 0, 1, …, length−1); the class is the frequency band f ∈ {1, 2, 3, 4}
+on ``length`` regular points of t ∈ [0, 1] (grid times 0, 1, …, length−1); the time channel holds t; the class is the frequency band f ∈ {1, 2, 3, 4}
 (with jitter). A random fraction ``missing`` of the time points of each series is dropped (NaN
 in every channel), and a time channel is prepended, as Kidger et al. do for irregular data.
 """
@@ -45,8 +45,7 @@ class IrregularSinesConfig(DatasetConfig):
         arg = 2 * math.pi * freq[:, None] * t + phase
         x = torch.stack([amp * torch.sin(arg), amp * torch.cos(arg) * torch.exp(-decay * t)], -1)
         x = x + self.noise * torch.randn(x.shape, generator=gen, dtype=x.dtype)
-        grid = torch.arange(self.length, dtype=x.dtype)
-        values = torch.cat([grid.expand(n, -1)[..., None], x], -1).float()
+        values = torch.cat([t.expand(n, -1)[..., None].to(x.dtype), x], -1).float()
         drop = torch.rand(n, self.length, generator=gen) < self.missing
         drop[:, 0] = False  # every series is observed at the start ...
         drop[:, -1] = False  # ... and at the end, so all share one interval

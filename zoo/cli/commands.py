@@ -1,0 +1,114 @@
+"""The spec and model commands: ``run``, ``validate``, ``schema``, ``list``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .. import registry
+from ..errors import InputError, SpecError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="train a spec and track it in MLflow")
+    p.add_argument("spec", nargs="?", help="spec YAML file")
+    p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a spec value, e.g. -o train.epochs=5 (repeatable)")
+    p.add_argument("--seed", type=int, help="seed (overrides the spec's)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="device (default: spec)")
+    p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
+                                          "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
+    p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    p.add_argument("--smoke", action="store_true",
+                   help="one epoch on a tiny version of the dataset (checks a spec end to end)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("validate", help="check specs without running them (exit 0 or 2)")
+    p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of a spec (all installed plugins)")
+    p.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("list", help="list installed components by group")
+    p.add_argument("group", nargs="?", help=f"one of: {', '.join(registry.GROUPS)}")
+    p.set_defaults(func=cmd_list)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .. import runner
+    from ..spec.validate import load_spec
+
+    opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
+                             smoke=args.smoke, progress=not args.no_progress)
+    if args.resume:
+        if args.spec or args.override or args.seed is not None:
+            raise InputError("--resume continues a run with its own spec; do not pass a spec, "
+                             "-o overrides or --seed with it")
+        result = runner.resume(args.resume, opts)
+    else:
+        if not args.spec:
+            raise InputError("zoo run: give a spec file (or --resume RUN_ID)")
+        spec, _ = load_spec(args.spec, args.override)
+        result = runner.run(spec, opts)
+    shown = ", ".join(f"{k} {v:.4f}" for k, v in result.test.items())
+    print(f"run {result.run_id} finished (best epoch {result.best_epoch}): {shown}")
+    print(f"browse it with: {runner.ui_command(result.uri)}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..spec.validate import load_spec
+
+    failed = False
+    for path in args.specs:
+        try:
+            load_spec(path, args.override)
+        except SpecError as exc:
+            failed = True
+            print(exc, file=sys.stderr)
+        except InputError as exc:
+            failed = True
+            print(f"error: {exc}", file=sys.stderr)
+        else:
+            print(f"{path}: ok")
+    return 2 if failed else 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from ..spec.schema import json_schema
+
+    text = json.dumps(json_schema(), indent=2)
+    if args.output is None:
+        print(text)
+        return 0
+    folder = args.output.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(f"{args.output}: cannot write there ({folder} is not a writable folder)")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{args.output.name}.")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text + "\n")
+    os.replace(tmp, args.output)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    groups = [args.group] if args.group else list(registry.GROUPS)
+    for group in groups:
+        entries = registry.entries(group)
+        print(f"{group}:")
+        width = max((len(n) for n in entries), default=0)
+        for name in sorted(entries):
+            e = entries[name]
+            print(f"  {name:<{width}}  [{e.distribution}]  {e.description}")
+        if not entries:
+            print("  (none installed)")
+    return 0

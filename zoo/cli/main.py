@@ -1,0 +1,49 @@
+"""Entry point of ``zoo``: argparse sub-commands, one clear message per error, exit codes.
+
+Exit codes: 0 success, 1 a run failed, 2 bad input (spec, option, data, plugin), 130 interrupted.
+``--debug`` shows the traceback of any error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..errors import ZooError
+from . import commands
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zoo", description="Build, train and compare continuous-time sequence models.")
+    parser.add_argument("--version", action="version", version=f"nde-zoo {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.register(sub)
+    # data.register(sub)
+    return parser
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.func(args) or 0
+    except ZooError as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an unexpected failure: short message, details with --debug
+        if args.debug:
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)",
+              file=sys.stderr)
+        return 1

@@ -1,0 +1,1 @@
+"""Dataset sources and shared preprocessing: records, download/mirror, tensor cache, windowing."""

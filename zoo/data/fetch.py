@@ -1,0 +1,207 @@
+"""Obtain a dataset file: from the cache, a mirror folder, or the official URLs.
+
+Lookup order for ``record``'s file ``name``:
+
+1. the cache, ``$ZOO_DATA_HOME/<mirror_subdir>/<name>`` (default home: ``$XDG_CACHE_HOME/nde-zoo``
+   or ``~/.cache/nde-zoo``); files enter it only verified, so they are not re-hashed;
+2. a mirror folder (the ``mirror`` argument, else ``$ZOO_DATA_MIRROR``) with the same
+   ``<mirror_subdir>/<name>`` layout; its copy is used in place and verified (once per process);
+3. the official URLs, tried in order: the download streams into ``<name>.part`` with a progress
+   bar, resumes an existing ``.part`` with an HTTP ``Range`` request, is checked against the
+   record's sha256 (a mismatch moves it aside to ``<name>.bad``) and is renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tarfile
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..errors import ZooError
+from .records import DatasetRecord, RemoteFile
+
+CHUNK = 1 << 20
+TIMEOUT_S = 30
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def data_home(home: str | os.PathLike | None = None) -> Path:
+    """The cache root: ``home``, else ``$ZOO_DATA_HOME``, else the user cache folder."""
+    if home is not None:
+        return Path(home)
+    if os.environ.get("ZOO_DATA_HOME"):
+        return Path(os.environ["ZOO_DATA_HOME"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "nde-zoo"
+
+
+def mirror_root(mirror: str | os.PathLike | None = None) -> Path | None:
+    """The mirror folder: ``mirror``, else ``$ZOO_DATA_MIRROR``, else none."""
+    if mirror is not None:
+        return Path(mirror)
+    env = os.environ.get("ZOO_DATA_MIRROR")
+    return Path(env) if env else None
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file, remembered in this process while its size and mtime are unchanged."""
+    stat = os.stat(path)
+    key = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _digests:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            while chunk := fh.read(CHUNK):
+                digest.update(chunk)
+        _digests[key] = digest.hexdigest()
+    return _digests[key]
+
+
+def locate(record: DatasetRecord, name: str, *, mirror=None, home=None) -> tuple[Path, str] | None:
+    """``(path, "cache" | "mirror")`` where ``name`` is available without downloading, else None."""
+    rf = record.file(name)
+    cached = data_home(home) / record.mirror_subdir / rf.name
+    if cached.is_file():
+        return cached, "cache"
+    root = mirror_root(mirror)
+    if root is not None and (root / record.mirror_subdir / rf.name).is_file():
+        return root / record.mirror_subdir / rf.name, "mirror"
+    return None
+
+
+def is_mirror_copy(path: Path, mirror=None) -> bool:
+    """Whether ``path`` (as returned by :func:`fetch`) lies in the mirror folder."""
+    root = mirror_root(mirror)
+    return root is not None and Path(path).resolve().is_relative_to(root.resolve())
+
+
+def partial_note(record: DatasetRecord, paths, mirror=None) -> str | None:
+    """``record.partial_in_mirror`` when any of ``paths`` is the mirror's (incomplete) copy."""
+    if record.partial_in_mirror and any(is_mirror_copy(p, mirror) for p in paths):
+        return record.partial_in_mirror
+    return None
+
+
+def fetch(record: DatasetRecord, file_name: str, *, mirror=None, home=None,
+          progress: bool = True) -> Path:
+    """A verified local path of ``record``'s file ``file_name`` (see the module docstring)."""
+    rf = record.file(file_name)
+    found = locate(record, file_name, mirror=mirror, home=home)
+    if found is not None:
+        path, where = found
+        if where == "mirror":
+            _verify_mirror_copy(record, rf, path)
+        return path
+    target = data_home(home) / record.mirror_subdir / rf.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _download(record, rf, target, mirror_root(mirror), progress)
+    return target
+
+
+def _verify_mirror_copy(record: DatasetRecord, rf: RemoteFile, path: Path) -> None:
+    if rf.sha256 is not None and (got := sha256_of(path)) != rf.sha256:
+        raise ZooError(f"dataset '{record.name}': the mirror copy {path} of {rf.name} has sha256 "
+                       f"{got}, expected {rf.sha256}; replace it with the official file")
+
+
+def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path | None,
+              progress: bool) -> None:
+    raw = target.with_name(rf.name + (".archive" if rf.member else ""))
+    part = raw.with_name(raw.name + ".part")
+    errors = []
+    for url in rf.urls:
+        try:
+            _stream(url, part, rf.name, progress)
+            break
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            errors.append(f"{url}: {getattr(exc, 'reason', None) or exc}")
+    else:
+        where = (f"{mirror / record.mirror_subdir / rf.name} is not there either" if mirror
+                 else "no mirror folder is set")
+        tried = "; ".join(errors) or "the record lists no URL for it"
+        raise ZooError(
+            f"dataset '{record.name}': could not download {rf.name} ({tried}), and {where}. "
+            f"Without internet, set ZOO_DATA_MIRROR (or pass --mirror) to a folder holding "
+            f"{record.mirror_subdir}/{rf.name}")
+    if rf.member:
+        extracted = target.with_name(rf.name + ".extract")
+        _extract(record, rf, part, extracted)
+        part.unlink()
+        part = extracted
+    _accept(record, rf, part, target)
+
+
+def _stream(url: str, part: Path, label: str, progress: bool) -> None:
+    """Download ``url`` into ``part``, resuming from its current size when the server allows."""
+    have = part.stat().st_size if part.exists() else 0
+    request = urllib.request.Request(url, headers={"User-Agent": "nde-zoo"})
+    if have:
+        request.add_header("Range", f"bytes={have}-")
+    try:
+        response = urllib.request.urlopen(request, timeout=TIMEOUT_S)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 416 or not have:
+            raise
+        part.unlink()  # the range is past the end: the partial file is not this one; start over
+        return _stream(url, part, label, progress)
+    with response:
+        resumed = have and response.status == 206
+        length = response.headers.get("Content-Length")
+        total = (int(length) + (have if resumed else 0)) if length else None
+        with open(part, "ab" if resumed else "wb") as out, tqdm(
+                total=total, initial=have if resumed else 0, unit="B", unit_scale=True,
+                desc=label, disable=not progress, file=sys.stderr) as bar:
+            while chunk := response.read(CHUNK):
+                out.write(chunk)
+                bar.update(len(chunk))
+    if total is not None and part.stat().st_size != total:
+        raise OSError(f"connection closed after {part.stat().st_size} of {total} bytes")
+
+
+def _member_matches(member: str, wanted: str) -> bool:
+    return member == wanted or member.endswith("/" + wanted)
+
+
+def _extract(record: DatasetRecord, rf: RemoteFile, archive: Path, out: Path) -> None:
+    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``."""
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                names = [n for n in zf.namelist() if _member_matches(n, rf.member)]
+                if names:
+                    with zf.open(names[0]) as src, open(out, "wb") as dst:
+                        shutil.copyfileobj(src, dst, CHUNK)
+                    return
+        else:
+            with tarfile.open(archive) as tf:
+                members = [m for m in tf.getmembers() if _member_matches(m.name, rf.member)]
+                if members:
+                    with tf.extractfile(members[0]) as src, open(out, "wb") as dst:
+                        shutil.copyfileobj(src, dst, CHUNK)
+                    return
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        bad = archive.with_name(archive.name.removesuffix(".part") + ".bad")
+        os.replace(archive, bad)
+        raise ZooError(f"dataset '{record.name}': the archive downloaded for {rf.name} is "
+                       f"unreadable ({exc}); moved aside to {bad}") from None
+    raise ZooError(f"dataset '{record.name}': the downloaded archive has no member "
+                   f"{rf.member} (for {rf.name})")
+
+
+def _accept(record: DatasetRecord, rf: RemoteFile, part: Path, target: Path) -> None:
+    """Verify ``part`` and move it atomically to ``target``; a bad file goes to ``<name>.bad``."""
+    if rf.sha256 is not None:
+        got = sha256_of(part)
+        if got != rf.sha256:
+            bad = target.with_name(rf.name + ".bad")
+            os.replace(part, bad)
+            raise ZooError(f"dataset '{record.name}': {rf.name} failed verification: sha256 "
+                           f"expected {rf.sha256}, got {got}; the file was moved aside to {bad}")
+    os.replace(part, target)

@@ -1,0 +1,192 @@
+"""``zoo run``: validate -> load data -> build -> train -> evaluate, tracked in one MLflow run."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+
+from . import __version__
+from .build_context import DataShape
+from .errors import InputError, ZooError
+from .model import ZooModel, count_parameters
+from .plots import learning_curves
+from .series import DataBundle, PreparedSplit
+from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri, ui_command
+from .tracking.params import flatten
+from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
+from .training.loop import Splits, Trainer
+from .training.seed import seed_everything
+
+
+class Interrupted(ZooError):
+    exit_code = 130
+
+
+@dataclass
+class RunOptions:
+    seed: int | None = None
+    device: str | None = None
+    tracking_uri: str | None = None
+    smoke: bool = False
+    progress: bool = True
+    say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    uri: str
+    test: dict[str, float]
+    best_epoch: int | None
+
+
+def spec_hash(spec: Any) -> str:
+    """Hash of the resolved spec without its seed: identifies a configuration across seeds."""
+    data = spec.model_dump(mode="json")
+    data.pop("seed", None)
+    return hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("device 'cuda' requested but no CUDA device is available "
+                         "(use --device cpu or auto)")
+    return torch.device(name)
+
+
+def _prepare(spec: Any, bundle: DataBundle) -> Splits:
+    control = spec.model.control
+    return Splits(*(PreparedSplit(s, control.prepare(s.times, s.values))
+                    for s in (bundle.train, bundle.val, bundle.test)))
+
+
+class _Session:
+    """Shared machinery of a new run and a resumed one."""
+
+    def __init__(self, spec: Any, opts: RunOptions, tracker: MlflowRun):
+        self.spec, self.opts, self.tracker = spec, opts, tracker
+        self.device = _device(opts.device or spec.device)
+        self.dtype = getattr(torch, spec.train.dtype)
+        opts.say(f"loading data '{spec.data.kind}' ...")
+        self.bundle = spec.data.load(smoke=opts.smoke)
+        if self.bundle.partial:
+            opts.say(f"WARNING: partial data: {self.bundle.partial}")
+        seed_everything(spec.seed)
+        shape = DataShape(self.bundle.input_channels, self.bundle.static_channels,
+                          self.bundle.train.values.shape[1], self.bundle.task)
+        self.model = ZooModel(spec, shape).to(self.device, self.dtype)
+        self.trainer = Trainer(self.model, _prepare(spec, self.bundle), self.device, self.dtype,
+                               progress=opts.progress)
+        self.workdir = Path(tempfile.mkdtemp(prefix="zoo-run-"))
+
+    def on_epoch(self, record: dict) -> None:
+        """Persist the resumable state first, then log: a crash never loses logged history."""
+        state = self.trainer.state
+        if state.best_epoch == record["epoch"]:
+            path = self.workdir / "best.pt"
+            atomic_save(best_payload(self.model, state.best_model), path)
+            self.tracker.log_file(path, "checkpoints")
+        last = self.workdir / "last.pt"
+        atomic_save(self.trainer.snapshot(), last)
+        self.tracker.log_file(last, "checkpoints")
+        self.tracker.log_metrics(record, step=record["epoch"])
+
+    def train(self) -> RunResult:
+        try:
+            test = self.trainer.fit(self.on_epoch)
+        except KeyboardInterrupt:
+            self.tracker.finish("KILLED")
+            raise Interrupted(
+                f"interrupted; resume with: zoo run --resume {self.tracker.run_id} "
+                f"--tracking-uri {self.tracker.uri}") from None
+        except BaseException:
+            self.tracker.finish("FAILED")
+            raise
+        state = self.trainer.state
+        self.tracker.log_metrics(test, step=state.epoch)
+        if self.spec.tracking.plots and state.history:
+            png = learning_curves(state.history, self.workdir / "learning_curves.png",
+                                  self.spec.name or "run")
+            self.tracker.log_file(png, "plots")
+        self.tracker.finish("FINISHED")
+        return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch)
+
+
+def run(spec: Any, opts: RunOptions) -> RunResult:
+    """Train ``spec`` in a new MLflow run."""
+    if opts.seed is not None:
+        spec = spec.model_copy(update={"seed": opts.seed})
+    if opts.smoke:
+        spec = spec.model_copy(update={"train": spec.train.model_copy(update={"epochs": 1})})
+    uri = resolve_uri(opts.tracking_uri, spec.tracking.uri)
+    check_store(uri)
+    tracker = MlflowRun(uri)
+    session = _Session(spec, opts, tracker)
+    tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
+            "zoo.device": str(session.device), "zoo.seed": str(spec.seed),
+            "zoo.smoke": str(opts.smoke).lower()}
+    if commit := _git_commit():
+        tags["zoo.git_commit"] = commit
+    if spec.reproduces:
+        tags["zoo.reproduces"] = spec.reproduces
+    if session.bundle.partial:
+        tags["zoo.partial_data"] = session.bundle.partial
+    run_id = tracker.start(spec.tracking.experiment or spec.name or "zoo", 
+                           spec.tracking.run_name or f"{spec.name}-seed{spec.seed}", tags)
+    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters)")
+    params = flatten(spec.model_dump(mode="json"))
+    params["model.n_parameters"] = str(count_parameters(session.model))
+    tracker.log_params(params)
+    spec_file = session.workdir / "spec.yaml"
+    spec_file.write_text(spec_to_yaml(spec))
+    tracker.log_file(spec_file)
+    return session.train()
+
+
+def resume(run_id: str, opts: RunOptions) -> RunResult:
+    """Continue an interrupted run from its last checkpoint, in the same MLflow run."""
+    uri = resolve_uri(opts.tracking_uri, None)
+    check_store(uri)
+    tracker = MlflowRun(uri)
+    tracker.attach(run_id)
+    status = tracker.client.get_run(run_id).info.status
+    if status == "FINISHED":
+        tracker.finish("FINISHED")
+        raise InputError(f"run {run_id} already finished; nothing to resume")
+    tmp = Path(tempfile.mkdtemp(prefix="zoo-resume-"))
+    spec_file = tracker.download("spec.yaml", tmp)
+    last = tracker.download("checkpoints/last.pt", tmp)
+    if spec_file is None or last is None:
+        tracker.finish(status)
+        raise InputError(f"run {run_id} has no {'spec' if spec_file is None else 'checkpoint'}"
+                         f" to resume from (it stopped before its first epoch ended)")
+    spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
+    opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
+    session = _Session(spec, opts, tracker)
+    session.trainer.restore(torch.load(last, map_location=session.device, weights_only=False))
+    logged = tracker.last_step("train/loss")
+    for record in session.trainer.state.history:
+        if record["epoch"] > logged:
+            tracker.log_metrics(record, step=record["epoch"])
+    opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
+    return session.train()

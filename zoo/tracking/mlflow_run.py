@@ -1,0 +1,164 @@
+"""One MLflow run: create or resume it, log params/metrics/artifacts, close it.
+
+The default store is embedded (``sqlite:///mlruns.db`` in the working directory, artifacts in
+``mlartifacts/`` beside it); a tracking server is used when given by URI (``--tracking-uri``,
+``tracking.uri`` or ``MLFLOW_TRACKING_URI``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ..errors import InputError, ZooError
+from .params import chunks
+
+DEFAULT_DB = "mlruns.db"
+for _name in ("mlflow", "alembic", "sqlalchemy"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
+os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
+os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
+
+
+def resolve_uri(cli_uri: str | None, spec_uri: str | None) -> str:
+    """CLI option, then spec, then ``MLFLOW_TRACKING_URI``, then the embedded SQLite store."""
+    uri = cli_uri or spec_uri or os.environ.get("MLFLOW_TRACKING_URI")
+    if uri:
+        return uri
+    return f"sqlite:///{Path.cwd().resolve() / DEFAULT_DB}"
+
+
+def _sqlite_path(uri: str) -> Path | None:
+    return Path(uri[len("sqlite:///"):]) if uri.startswith("sqlite:///") else None
+
+
+def check_store(uri: str) -> None:
+    """Fail early, with one clear message, if the store cannot be written or reached."""
+    db = _sqlite_path(uri)
+    if db is not None:
+        folder = db.parent
+        if not folder.is_dir():
+            raise InputError(f"tracking store {uri}: folder {folder} does not exist")
+        if not os.access(folder, os.W_OK) or (db.exists() and not os.access(db, os.W_OK)):
+            raise InputError(f"tracking store {uri}: {folder} is not writable; run from a "
+                             f"writable directory or pass --tracking-uri")
+        return
+    if uri.startswith(("http://", "https://")):
+        import requests
+
+        try:
+            requests.get(uri.rstrip("/") + "/health", timeout=5).raise_for_status()
+        except requests.RequestException as exc:
+            raise InputError(f"tracking server {uri} is unreachable ({type(exc).__name__}); "
+                             f"start it or pass another --tracking-uri") from None
+
+
+def ui_command(uri: str) -> str:
+    """The exact command that opens the MLflow UI on this store."""
+    if uri.startswith(("http://", "https://")):
+        return f"open {uri} in a browser"
+    return f"mlflow ui --backend-store-uri {uri} --port 5000"
+
+
+def _local_dir(artifact_uri: str) -> Path | None:
+    parsed = urlparse(artifact_uri)
+    if parsed.scheme == "file":
+        return Path(unquote(parsed.path))
+    if parsed.scheme == "" and artifact_uri.startswith("/"):
+        return Path(artifact_uri)
+    return None
+
+
+class MlflowRun:
+    """A thin wrapper over :class:`mlflow.MlflowClient` for one run."""
+
+    def __init__(self, uri: str):
+        from mlflow import MlflowClient
+
+        self.uri = uri
+        self.client = MlflowClient(tracking_uri=uri)
+        self.run_id: str | None = None
+
+    def _experiment_id(self, name: str) -> str:
+        exp = self.client.get_experiment_by_name(name)
+        if exp is not None:
+            return exp.experiment_id
+        db = _sqlite_path(self.uri)
+        location = None
+        if db is not None:
+            location = (db.parent / "mlartifacts").resolve().as_uri()
+        return self.client.create_experiment(name, artifact_location=location)
+
+    def start(self, experiment: str, run_name: str, tags: dict[str, str]) -> str:
+        from mlflow.exceptions import MlflowException
+
+        try:
+            run = self.client.create_run(self._experiment_id(experiment), run_name=run_name,
+                                         tags=tags)
+        except MlflowException as exc:
+            raise ZooError(f"tracking store {self.uri}: cannot create a run: {exc}") from None
+        self.run_id = run.info.run_id
+        return self.run_id
+
+    def attach(self, run_id: str) -> None:
+        """Continue an existing run (``zoo run --resume``)."""
+        from mlflow.exceptions import MlflowException
+
+        try:
+            self.client.get_run(run_id)
+        except MlflowException:
+            raise InputError(f"no run '{run_id}' in tracking store {self.uri}") from None
+        self.run_id = run_id
+        self.client.update_run(run_id, status="RUNNING")
+
+    def log_params(self, params: dict[str, str]) -> None:
+        from mlflow.entities import Param
+
+        for batch in chunks(params):
+            self.client.log_batch(self.run_id, params=[Param(k, v) for k, v in batch.items()])
+
+    def log_metrics(self, record: dict, step: int) -> None:
+        import time
+
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        metrics = [Metric(k, float(v), now, step) for k, v in record.items() if k != "epoch"]
+        if metrics:
+            self.client.log_batch(self.run_id, metrics=metrics)
+
+    def last_step(self, key: str) -> int:
+        history = self.client.get_metric_history(self.run_id, key)
+        return max((m.step for m in history), default=0)
+
+    def log_file(self, local: Path, artifact_path: str | None = None) -> None:
+        """Store a file as an artifact; on a local store the file appears atomically."""
+        root = _local_dir(self.client.get_run(self.run_id).info.artifact_uri)
+        if root is None:
+            self.client.log_artifact(self.run_id, str(local), artifact_path)
+            return
+        target_dir = root / artifact_path if artifact_path else root
+        target_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target_dir, prefix=f".{local.name}.")
+        os.close(fd)
+        shutil.copyfile(local, tmp)
+        os.replace(tmp, target_dir / local.name)
+
+    def download(self, artifact_path: str, dst: Path) -> Path | None:
+        from mlflow.exceptions import MlflowException
+
+        try:
+            return Path(self.client.download_artifacts(self.run_id, artifact_path, str(dst)))
+        except (MlflowException, OSError):
+            return None
+
+    def params(self) -> dict[str, str]:
+        return self.client.get_run(self.run_id).data.params
+
+    def finish(self, status: str = "FINISHED") -> None:
+        if self.run_id is not None:
+            self.client.set_terminated(self.run_id, status)

@@ -1,0 +1,1 @@
+"""Training: recipe (optimiser, schedule, penalties), loop, evaluation and checkpoints."""

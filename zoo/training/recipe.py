@@ -1,0 +1,51 @@
+"""The optimisation recipe of a spec: optimiser groups, gradient scaling, penalty, schedule.
+
+Faithful to the FWP/NCDE authors' code (facts §4): Adam with lr = base_lr · batch/32 when
+``lr_batch_scaling``; the readout's gradients multiplied by ``output_grad_scale`` (hooks); the
+readout's learning rate multiplied by ``output_lr_scale`` (EigenWorms ``final_layer_scaling``);
+loss += c · Σ_p ‖p‖₂ (per-tensor L2 norm, not squared) over the model or the vector field.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..model import ZooModel
+
+
+def make_optimizer(model: ZooModel, train) -> torch.optim.Optimizer:
+    opt = train.optimizer
+    lr = opt.lr * (train.batch_size / 32 if opt.lr_batch_scaling else 1.0)
+    head = list(model.head.parameters())
+    head_ids = {id(p) for p in head}
+    rest = [p for p in model.parameters() if id(p) not in head_ids]
+    groups = [{"params": rest, "lr": lr}, {"params": head, "lr": lr * train.output_lr_scale}]
+    groups = [g for g in groups if g["params"]]
+    if opt.kind == "sgd":
+        return torch.optim.SGD(groups, lr=lr, weight_decay=opt.weight_decay)
+    cls = torch.optim.Adam if opt.kind == "adam" else torch.optim.AdamW
+    return cls(groups, lr=lr, betas=opt.betas, eps=opt.eps, weight_decay=opt.weight_decay)
+
+
+def scale_output_gradients(model: ZooModel, scale: float) -> None:
+    if scale != 1.0:
+        for p in model.head.parameters():
+            p.register_hook(lambda g, s=scale: g * s)
+
+
+def weight_penalty(model: ZooModel, train) -> torch.Tensor | float:
+    if train.weight_penalty == 0:
+        return 0.0
+    params: list[nn.Parameter] = (list(model.parameters()) if train.penalty_scope == "model"
+                                  else model.field_parameters())
+    return train.weight_penalty * sum(p.norm() for p in params)
+
+
+def make_scheduler(optimizer: torch.optim.Optimizer, train):
+    s = train.schedule
+    if s.kind == "none":
+        return None
+    return torch.optim.lr_scheduler.ReduceLROnPlateau(
+        optimizer, mode=s.mode, factor=s.factor, patience=s.patience, threshold=s.threshold,
+        min_lr=s.min_lr)
