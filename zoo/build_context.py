@@ -28,6 +28,9 @@ class _Counted(nn.Module):
         super().__init__()
         self.func = func
         self.counter = counter
+        for name in ("callback_step", "callback_accept_step", "callback_reject_step"):
+            if hasattr(func, name):  # torchdiffeq's step callbacks reach the wrapped field
+                setattr(self, name, getattr(func, name))
 
     def forward(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         self.counter.nfe += 1

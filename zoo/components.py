@@ -72,8 +72,10 @@ class FieldConfig(ComponentConfig):
 
     requires: ClassVar[frozenset[str]] = frozenset({"evaluate"})
     initials: ClassVar[tuple[str, ...]] = ("first_observation",)
-    #: solver kinds it can be integrated with (``None``: any ODE solver of the ``torchdiffeq`` kind).
+    #: solver kinds it can be integrated with
     solvers: ClassVar[tuple[str, ...]] = ("torchdiffeq",)
+    #: a solver section that suits the family when nothing else is known (examples, tests)
+    example_solver: ClassVar[dict] = {"kind": "torchdiffeq", "method": "rk4"}
 
     def build(self, ctx: BuildContext) -> nn.Module:
         """The model body: ``forward(path, batch) -> features`` with attribute ``features``."""

@@ -11,7 +11,7 @@ import sys
 
 from .. import __version__
 from ..errors import ZooError
-from . import commands
+from . import commands, data
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.register(sub)
-    # data.register(sub)
+    data.register(sub)
     return parser
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,7 +116,9 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
     raw = target.with_name(rf.name + (".archive" if rf.member else ""))
     part = raw.with_name(raw.name + ".part")
     errors = []
-    for url in rf.urls:
+    for i, url in enumerate(rf.urls):
+        if i:  # another host may serve another packaging: never splice two downloads
+            part.unlink(missing_ok=True)
         try:
             _stream(url, part, rf.name, progress)
             break
@@ -170,29 +172,31 @@ def _member_matches(member: str, wanted: str) -> bool:
 
 
 def _extract(record: DatasetRecord, rf: RemoteFile, archive: Path, out: Path) -> None:
-    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``."""
+    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``; a bad archive
+    is moved aside to ``<name>.archive.bad``."""
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
                 names = [n for n in zf.namelist() if _member_matches(n, rf.member)]
-                if names:
-                    with zf.open(names[0]) as src, open(out, "wb") as dst:
-                        shutil.copyfileobj(src, dst, CHUNK)
-                    return
+                source = zf.open(names[0]) if names else None
+                _copy(source, out)
         else:
             with tarfile.open(archive) as tf:
                 members = [m for m in tf.getmembers() if _member_matches(m.name, rf.member)]
-                if members:
-                    with tf.extractfile(members[0]) as src, open(out, "wb") as dst:
-                        shutil.copyfileobj(src, dst, CHUNK)
-                    return
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+                _copy(tf.extractfile(members[0]) if members else None, out)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, KeyError) as exc:
         bad = archive.with_name(archive.name.removesuffix(".part") + ".bad")
         os.replace(archive, bad)
+        out.unlink(missing_ok=True)
         raise ZooError(f"dataset '{record.name}': the archive downloaded for {rf.name} is "
-                       f"unreadable ({exc}); moved aside to {bad}") from None
-    raise ZooError(f"dataset '{record.name}': the downloaded archive has no member "
-                   f"{rf.member} (for {rf.name})")
+                       f"unreadable or lacks it ({exc}); moved aside to {bad}") from None
+
+
+def _copy(source, out: Path) -> None:
+    if source is None:
+        raise KeyError("no such member")
+    with source, open(out, "wb") as dst:
+        shutil.copyfileobj(source, dst, CHUNK)
 
 
 def _accept(record: DatasetRecord, rf: RemoteFile, part: Path, target: Path) -> None:

@@ -27,6 +27,15 @@ def first_observation(path) -> torch.Tensor:
     return x0 if x0 is not None else path.evaluate(path.interval[0])
 
 
+def step_states(states: torch.Tensor, path, batch) -> torch.Tensor:
+    """States at every observation time, (B, T, ...), from solver output (T', B, ...) on
+    ``path.grid_points`` (for per-step tasks)."""
+    if hasattr(path, "map_index"):
+        steps = torch.arange(batch.times.shape[0], device=states.device)
+        states = states[path.map_index(steps)]
+    return states.transpose(0, 1)
+
+
 def final_states(states: torch.Tensor, path, batch) -> torch.Tensor:
     """Each sample's state at its last observation, from solver output (T, B, ...) on
     ``path.grid_points``; paths on their own grid map indices with ``map_index``."""

@@ -17,7 +17,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
-from .initial import StaticNetwork, final_states, first_observation
+from .initial import StaticNetwork, final_states, first_observation, step_states
 
 
 class FinalTanh(nn.Module):
@@ -59,7 +59,7 @@ class NeuralCDE(nn.Module):
         if self.initial_kind == "static":
             self.initial = StaticNetwork(ctx.shape.static_channels, ctx.initial.hidden, cfg.hidden)
         else:
-            self.initial = nn.Linear(u, cfg.hidden)
+            self.initial = nn.Linear(ctx.shape.input_channels, cfg.hidden)
         self.vector_field = FinalTanh(u, cfg.hidden, cfg.hidden_hidden, cfg.layers)
         self.features = cfg.hidden
 
@@ -69,7 +69,7 @@ class NeuralCDE(nn.Module):
         else:
             z0 = self.initial(first_observation(path))
         zs = self.integrate(CDEFunc(self.vector_field, path), z0, path.grid_points)
-        return zs.transpose(0, 1) if self.per_step else final_states(zs, path, batch)
+        return step_states(zs, path, batch) if self.per_step else final_states(zs, path, batch)
 
 
 class NCDEConfig(FieldConfig):

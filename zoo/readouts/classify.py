@@ -33,6 +33,9 @@ class ClassifyConfig(ReadoutConfig):
 
     kind: Literal["classify"] = "classify"
     class_weights: list[float] | None = Field(None, description="cross-entropy weight per class")
+    weight_reduction: Literal["weighted", "mean"] = Field(
+        "weighted", description="with class_weights: divide the weighted loss by the sum of the "
+                                "weights (torch) or by the number of labels (the LTC scripts)")
     f1_positive: int | None = Field(
         None, description="also report binary F1 of this class (the LTC ozone metric)")
 
@@ -50,10 +53,13 @@ class ClassifyConfig(ReadoutConfig):
         return nn.Linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        weight = None if self.class_weights is None else \
-            torch.tensor(self.class_weights, dtype=outputs.dtype, device=outputs.device)
-        return F.cross_entropy(outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1),
-                               weight=weight)
+        logits, labels = outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1)
+        if self.class_weights is None:
+            return F.cross_entropy(logits, labels)
+        weight = torch.tensor(self.class_weights, dtype=outputs.dtype, device=outputs.device)
+        if self.weight_reduction == "weighted":
+            return F.cross_entropy(logits, labels, weight=weight)
+        return (F.cross_entropy(logits, labels, reduction="none") * weight[labels]).mean()
 
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
         pred = outputs.argmax(-1).reshape(-1)

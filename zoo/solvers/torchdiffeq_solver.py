@@ -26,7 +26,7 @@ class TorchdiffeqConfig(SolverConfig):
     """A torchdiffeq ODE solver (fixed-grid or adaptive)."""
 
     kind: Literal["torchdiffeq"] = "torchdiffeq"
-    method: Method = Field("rk4", description="any torchdiffeq method")
+    method: Method = Field(Method("rk4"), description="any torchdiffeq method")
     step_size: float | None = Field(
         None, gt=0, description="fixed-grid step (default: the smallest gap of the time grid)")
     rtol: float = Field(1e-7, gt=0)

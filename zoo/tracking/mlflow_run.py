@@ -146,6 +146,7 @@ class MlflowRun:
         fd, tmp = tempfile.mkstemp(dir=target_dir, prefix=f".{local.name}.")
         os.close(fd)
         shutil.copyfile(local, tmp)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, target_dir / local.name)
 
     def download(self, artifact_path: str, dst: Path) -> Path | None:

@@ -1,0 +1,210 @@
+"""fetch(): download with progress, resume, verification, atomic cache, mirror, no network."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import socket
+import threading
+import zipfile
+
+import pytest
+
+from zoo.data.fetch import fetch, locate, partial_note
+from zoo.data.records import DatasetRecord, RemoteFile
+from zoo.errors import InputError, ZooError
+
+PAYLOAD = bytes(range(256)) * 4000  # 1 MB
+SHA = hashlib.sha256(PAYLOAD).hexdigest()
+
+
+class Server:
+    """Serves ``files`` on 127.0.0.1 with HTTP Range support; records the requests."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+        self.requests: list[tuple[str, str | None]] = []
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                owner.requests.append((self.path, self.headers.get("Range")))
+                body = owner.files.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                start = 0
+                if self.headers.get("Range"):
+                    start = int(self.headers["Range"].split("=")[1].rstrip("-"))
+                    if start >= len(body):
+                        self.send_error(416)
+                        return
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+                else:
+                    self.send_response(200)
+                self.send_header("Content-Length", str(len(body) - start))
+                self.end_headers()
+                self.wfile.write(body[start:])
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def server():
+    srv = Server()
+    yield srv
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ZOO_DATA_MIRROR", raising=False)
+
+
+def make_record(urls, sha=SHA, name="blob.bin", member=None, partial=None) -> DatasetRecord:
+    return DatasetRecord("toy", "Toy data", (RemoteFile(name, urls, sha, None, "", member),),
+                         "CC0", "nobody", "https://example.org", "toy/sub",
+                         partial_in_mirror=partial)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/blob.bin"
+
+
+def test_download_verifies_and_lands_atomically_in_the_cache(server, tmp_path, capsys):
+    server.files["/blob.bin"] = PAYLOAD
+    path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin")
+    assert path == tmp_path / "home" / "toy" / "sub" / "blob.bin"
+    assert path.read_bytes() == PAYLOAD
+    assert sorted(p.name for p in path.parent.iterdir()) == ["blob.bin"]  # no .part left
+    err = capsys.readouterr().err
+    assert "blob.bin" in err and "100%" in err  # the progress bar
+    # a second fetch is served from the cache, without a request
+    assert fetch(make_record([server.url + "/blob.bin"]), "blob.bin") == path
+    assert len(server.requests) == 1
+
+
+def test_falls_back_to_the_next_url(server):
+    server.files["/b"] = PAYLOAD
+    path = fetch(make_record([server.url + "/missing", server.url + "/b"]), "blob.bin",
+                 progress=False)
+    assert path.read_bytes() == PAYLOAD
+    assert [r[0] for r in server.requests] == ["/missing", "/b"]
+
+
+def test_resumes_a_partial_download_with_a_range_request(server, tmp_path):
+    server.files["/blob.bin"] = PAYLOAD
+    part = tmp_path / "home" / "toy" / "sub" / "blob.bin.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(PAYLOAD[:300_000])
+    path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin", progress=False)
+    assert server.requests == [("/blob.bin", "bytes=300000-")]
+    assert path.read_bytes() == PAYLOAD
+    assert not part.exists()
+
+
+def test_a_part_file_longer_than_the_source_restarts(server, tmp_path):
+    server.files["/blob.bin"] = PAYLOAD
+    part = tmp_path / "home" / "toy" / "sub" / "blob.bin.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(b"x" * (len(PAYLOAD) + 10))
+    path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin", progress=False)
+    assert path.read_bytes() == PAYLOAD
+    assert [r[1] for r in server.requests] == [f"bytes={len(PAYLOAD) + 10}-", None]
+
+
+def test_checksum_mismatch_refuses_and_moves_the_file_aside(server, tmp_path):
+    server.files["/blob.bin"] = PAYLOAD[:-1] + b"!"
+    with pytest.raises(ZooError) as err:
+        fetch(make_record([server.url + "/blob.bin"]), "blob.bin", progress=False)
+    msg = str(err.value)
+    assert "toy" in msg and "blob.bin" in msg and SHA in msg
+    assert hashlib.sha256(server.files["/blob.bin"]).hexdigest() in msg
+    folder = tmp_path / "home" / "toy" / "sub"
+    assert sorted(p.name for p in folder.iterdir()) == ["blob.bin.bad"]
+
+
+def test_unknown_checksum_is_accepted(server):
+    server.files["/blob.bin"] = b"anything"
+    assert fetch(make_record([server.url + "/blob.bin"], sha=None), "blob.bin",
+                 progress=False).read_bytes() == b"anything"
+
+
+def test_member_of_a_downloaded_archive(server):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("top/inner.txt", "hello")
+        zf.writestr("other.txt", "no")
+    server.files["/a.zip"] = buf.getvalue()
+    sha = hashlib.sha256(b"hello").hexdigest()
+    path = fetch(make_record([server.url + "/a.zip"], sha=sha, name="inner.txt",
+                             member="inner.txt"), "inner.txt", progress=False)
+    assert path.read_text() == "hello"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["inner.txt"]
+
+
+def test_truncated_archive_is_refused_and_moved_aside(server):
+    server.files["/a.zip"] = b"PK\x03\x04 not really a zip"
+    with pytest.raises(ZooError, match="toy.*inner.txt.*unreadable or lacks it"):
+        fetch(make_record([server.url + "/a.zip"], sha=None, name="inner.txt",
+                          member="inner.txt"), "inner.txt", progress=False)
+
+
+def test_mirror_copy_is_used_in_place_and_verified(server, tmp_path, monkeypatch):
+    mirror = tmp_path / "mirror"
+    (mirror / "toy" / "sub").mkdir(parents=True)
+    (mirror / "toy" / "sub" / "blob.bin").write_bytes(PAYLOAD)
+    rec = make_record([server.url + "/blob.bin"], partial="half of it is missing")
+    path = fetch(rec, "blob.bin", mirror=mirror)
+    assert path == mirror / "toy" / "sub" / "blob.bin" and server.requests == []
+    assert locate(rec, "blob.bin", mirror=mirror) == (path, "mirror")
+    assert partial_note(rec, [path], mirror=mirror) == "half of it is missing"
+    monkeypatch.setenv("ZOO_DATA_MIRROR", str(mirror))  # the environment variable works too
+    assert fetch(rec, "blob.bin") == path
+    (mirror / "toy" / "sub" / "blob.bin").write_bytes(b"tampered")
+    with pytest.raises(ZooError, match="mirror copy .* has sha256"):
+        fetch(rec, "blob.bin")
+
+
+def test_no_network_names_dataset_file_and_mirror(tmp_path):
+    with pytest.raises(ZooError) as err:
+        fetch(make_record([closed_port_url()]), "blob.bin", progress=False)
+    msg = str(err.value)
+    assert "'toy'" in msg and "blob.bin" in msg and "ZOO_DATA_MIRROR" in msg
+    assert not (tmp_path / "home" / "toy" / "sub" / "blob.bin").exists()
+
+
+def test_missing_mirror_file_without_network(tmp_path):
+    (tmp_path / "mirror").mkdir()
+    with pytest.raises(ZooError, match=r"toy/sub/blob.bin is not there either"):
+        fetch(make_record([closed_port_url()]), "blob.bin", mirror=tmp_path / "mirror",
+              progress=False)
+
+
+def test_unknown_file_name_suggests():
+    with pytest.raises(InputError, match="did you mean 'blob.bin'"):
+        fetch(make_record([]), "blob.bim")
+
+
+def test_archive_without_the_member_is_moved_aside(server, tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("other.txt", "no")
+    server.files["/a.zip"] = buf.getvalue()
+    with pytest.raises(ZooError, match="lacks it"):
+        fetch(make_record([server.url + "/a.zip"], sha=None, name="inner.txt",
+                          member="inner.txt"), "inner.txt", progress=False)
+    assert sorted(p.name for p in (tmp_path / "home" / "toy" / "sub").iterdir()) == \
+        ["inner.txt.archive.bad"]

@@ -1,0 +1,80 @@
+"""Entry-point registry: discovery, broken plugins, duplicate names, `zoo list`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zoo import registry
+from zoo.errors import PluginError
+
+ZOO = [sys.executable, "-m", "zoo"]
+
+
+def fake_distribution(site: Path, name: str, group: str, entries: dict[str, str]) -> None:
+    """Write a minimal installed distribution (dist-info) declaring entry points."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    lines = "\n".join(f"{k} = {v}" for k, v in entries.items())
+    (info / "entry_points.txt").write_text(f"[{group}]\n{lines}\n")
+
+
+def zoo(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run([*ZOO, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_builtins_are_registered_through_entry_points():
+    fields = registry.entries("fields")
+    assert fields["ncde"].distribution == "nde-zoo"
+    assert registry.get("fields", "ncde").__name__ == "NCDEConfig"
+    assert registry.entries("solvers")["torchdiffeq"].value.endswith(":TorchdiffeqConfig")
+
+
+def test_unknown_name_and_group_are_clear():
+    with pytest.raises(PluginError, match=r"no fields component named 'ncdf' \(did you mean"):
+        registry.get("fields", "ncdf")
+    with pytest.raises(PluginError, match="unknown component group 'field' "):
+        registry.entries("field")
+
+
+def test_broken_plugin_is_reported_and_others_work(tmp_path):
+    fake_distribution(tmp_path, "broken-plugin", "zoo.fields",
+                      {"broken_field": "no_such_module:Config"})
+    out = zoo("list", "fields", pythonpath=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"broken_field +\[broken-plugin\]  BROKEN: ModuleNotFoundError", out.stdout)
+    assert "ncde" in out.stdout
+    spec = tmp_path / "s.yaml"
+    spec.write_text("data: {kind: irregular_sines}\nmodel:\n  control: {kind: natural_cubic}\n"
+                    "  field: {kind: broken_field}\n  solver: {kind: torchdiffeq}\n"
+                    "  readout: {kind: classify}\n")
+    out = zoo("validate", str(spec), pythonpath=tmp_path)
+    assert out.returncode == 2
+    assert (f"{spec}:4:17: model.field.kind: plugin 'broken_field' from distribution "
+            f"'broken-plugin' failed to load: ModuleNotFoundError") in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_two_distributions_claiming_one_name_is_an_error(tmp_path):
+    fake_distribution(tmp_path, "rival-plugin", "zoo.fields",
+                      {"ncde": "zoo.fields.ncde:NCDEConfig"})
+    out = zoo("list", "fields", pythonpath=tmp_path)
+    assert out.returncode == 2
+    assert "'ncde' is claimed by two distributions" in out.stderr
+    assert "'nde-zoo'" in out.stderr and "'rival-plugin'" in out.stderr
+
+
+def test_entry_whose_kind_does_not_match_is_broken(tmp_path):
+    fake_distribution(tmp_path, "mismatch-plugin", "zoo.fields",
+                      {"other": "zoo.fields.ncde:NCDEConfig"})
+    out = zoo("list", "fields", pythonpath=tmp_path)
+    assert re.search(r"other +\[mismatch-plugin\]  BROKEN: TypeError", out.stdout)

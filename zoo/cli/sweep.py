@@ -1,0 +1,51 @@
+"""``zoo sweep``: run specs × seeds locally or on a Ray cluster; finished runs are skipped."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="run specs over seeds (local processes or Ray); "
+                                     "runs that already finished are skipped")
+    p.add_argument("specs", nargs="+", metavar="SPEC|DIR",
+                   help="spec files or folders of specs (files named _*.yaml are skipped)")
+    p.add_argument("--seeds", help="e.g. 1-5 or 1,3,5 (default: each spec's train.seeds)")
+    p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a value in every spec (repeatable)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local")
+    p.add_argument("--workers", type=int, help="parallel runs on this machine (default: one "
+                   "per CPU core, at most one per run); with --address the cluster decides")
+    p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
+                   "default: start a local Ray instance")
+    p.add_argument("--cpus-per-run", type=float, default=1.0, help="Ray CPUs per run")
+    p.add_argument("--gpus-per-run", type=float, default=0.0,
+                   help="Ray GPUs per run (a fraction shares a GPU)")
+    p.add_argument("--tracking-uri", help="MLflow store of every run (default: the specs', "
+                                          "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
+    p.add_argument("--smoke", action="store_true",
+                   help="one epoch on tiny data per run (never skipped, not a result)")
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..sweep import SweepOptions, sweep
+    from ..sweep.plan import parse_seeds
+    from ..sweep.summary import progress_line, summary
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers must be at least 1")
+    if args.address and args.executor != "ray":
+        raise InputError("--address needs --executor ray")
+    opts = SweepOptions(seeds=parse_seeds(args.seeds) if args.seeds else None,
+                        overrides=args.override, executor=args.executor, workers=args.workers,
+                        address=args.address, cpus_per_run=args.cpus_per_run,
+                        gpus_per_run=args.gpus_per_run, tracking_uri=args.tracking_uri,
+                        smoke=args.smoke)
+    outcomes = sweep(args.specs, opts,
+                     progress=lambda o: print(progress_line(o), file=sys.stderr))
+    print(summary(outcomes))
+    return 1 if any(o.status == "failed" for o in outcomes) else 0

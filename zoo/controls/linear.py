@@ -1,0 +1,30 @@
+"""Piecewise-linear interpolation of the observations (torchcde).
+
+X(t) joins consecutive observations by straight lines; dX/dt is constant on each interval and
+jumps at every observation time, so adaptive solvers should be told the grid points (or use a
+fixed step that lands on them). Missing values (NaN) are filled per channel by linear
+interpolation in time (leading/trailing NaNs take the first/last observed value, an all-NaN
+channel becomes 0), as torchcde does.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import torch
+import torchcde
+
+from ..components import ControlConfig
+
+
+class LinearConfig(ControlConfig):
+    """Piecewise-linear interpolation (NaN-aware), X(t) and its piecewise-constant dX/dt."""
+
+    kind: Literal["linear"] = "linear"
+    provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
+
+    def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        return torchcde.linear_interpolation_coeffs(values, t=times)
+
+    def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> torchcde.LinearInterpolation:
+        return torchcde.LinearInterpolation(coeffs, t=times)

@@ -1,0 +1,57 @@
+"""Raw steps: the observations themselves, for discrete-update (recurrent) models.
+
+Recurrent cells such as the LTC repository's models read one observation per step rather than a
+continuous path. Missing values (NaN) are filled per channel with the last observed value
+(forward fill); values before a channel's first observation, and channels never observed, become
+0. The path keeps ``values`` (B, T, C) on the shared grid ``times`` (T,), whose differences are
+the elapsed times between steps; ``interval`` and ``grid_points`` are given for uniformity with
+the interpolating controls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import torch
+
+from ..components import ControlConfig
+
+
+def forward_fill(values: torch.Tensor) -> torch.Tensor:
+    """NaN → last observed value along the time axis (dim −2); leading NaN → 0."""
+    t = values.shape[-2]
+    observed = ~torch.isnan(values)
+    steps = torch.arange(t, device=values.device).view(t, 1).expand_as(values)
+    last = torch.where(observed, steps, torch.full_like(steps, -1)).cummax(dim=-2).values
+    filled = values.gather(-2, last.clamp(min=0))
+    return torch.where(last >= 0, filled, torch.zeros_like(filled))
+
+
+@dataclass
+class StepsPath:
+    """A batch of raw observations on a shared time grid."""
+
+    values: torch.Tensor
+    times: torch.Tensor
+
+    @property
+    def interval(self) -> torch.Tensor:
+        return self.times[[0, -1]]
+
+    @property
+    def grid_points(self) -> torch.Tensor:
+        return self.times
+
+
+class RawStepsConfig(ControlConfig):
+    """The observations as they are (NaN forward-filled), one per step, for recurrent cells."""
+
+    kind: Literal["raw_steps"] = "raw_steps"
+    provides: ClassVar[frozenset[str]] = frozenset({"steps"})
+
+    def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        return forward_fill(values)
+
+    def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> StepsPath:
+        return StepsPath(coeffs, times)

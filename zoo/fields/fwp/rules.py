@@ -1,0 +1,93 @@
+"""Learning rules: the fast-weight update terms of paper (a) Eq. 21/24/32 as coded (facts §1.3-1.4).
+
+Each rule splits into a state-independent part, :meth:`Rule.write` (activations of the slow
+net's raw key, value and learning-rate outputs), and the state-dependent :meth:`Rule.term`
+(the update dW/dt, or the discrete increment, given W; ``W=None`` gives the term without the
+W-dependent correction, which is how the authors build W(t0), §1.5). Shapes: raw keys/values
+(..., H, h), raw β (..., H, 1); terms (..., H, h, h).
+
+* Hebb: dW = [r·a(v)] ⊗ softmax(k). Default r = σ(β), a = tanh (Eq. 21, 30). The authors'
+  Hebb-CDE code uses the raw β and no tanh (facts §8.1): ``activate_values=False``.
+* Oja: v = tanh(v); k' = k − Wᵀv; dW = v ⊗ [σ(β)·softmax(k')] (softmax after the subtraction).
+* Delta: k = softmax(k); pre-delta: v = tanh(v) − W k; post-delta: v = tanh(v − W k);
+  dW = [σ(β) v] ⊗ k (Eq. 32).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .fast_weight import outer, retrieve
+
+
+@dataclass
+class Write:
+    """What a rule writes, before it meets W: activated key, value and learning rate."""
+
+    key: torch.Tensor
+    value: torch.Tensor
+    rate: torch.Tensor
+
+
+class Rule:
+    """A learning rule; subclasses define the activations and the update term."""
+
+    def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor) -> Write:
+        raise NotImplementedError
+
+    def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Hebb(Rule):
+    """dW = [σ(β)·tanh(v)] ⊗ softmax(k); raw β and raw v when ``activate_values`` is False."""
+
+    activate_values: bool = True
+
+    def write(self, k, v, beta):
+        if self.activate_values:
+            v, beta = torch.tanh(v), torch.sigmoid(beta)
+        return Write(torch.softmax(k, -1), v, beta)
+
+    def term(self, w, W):
+        return outer(w.rate * w.value, w.key)
+
+
+@dataclass(frozen=True)
+class Oja(Rule):
+    """dW = v ⊗ [σ(β)·softmax(k − Wᵀ v)], v = tanh(v)."""
+
+    def write(self, k, v, beta):
+        return Write(k, torch.tanh(v), torch.sigmoid(beta))
+
+    def term(self, w, W):
+        k = w.key if W is None else w.key - retrieve(W, w.value, transpose=True)
+        return outer(w.value, torch.softmax(k, -1) * w.rate)
+
+
+@dataclass(frozen=True)
+class Delta(Rule):
+    """dW = [σ(β)·(tanh(v) − W k)] ⊗ k (pre) or [σ(β)·tanh(v − W k)] ⊗ k (post), k = softmax."""
+
+    post: bool = False
+
+    def write(self, k, v, beta):
+        return Write(torch.softmax(k, -1), v if self.post else torch.tanh(v), torch.sigmoid(beta))
+
+    def term(self, w, W):
+        v = w.value if W is None else w.value - retrieve(W, w.key)
+        if self.post:
+            v = torch.tanh(v)
+        return outer(w.rate * v, w.key)
+
+
+def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:
+    """The rule named in a spec (``hebb`` | ``oja`` | ``delta``)."""
+    if rule == "hebb":
+        return Hebb(activate_hebb_values)
+    if rule == "oja":
+        return Oja()
+    return Delta(post=delta == "post")

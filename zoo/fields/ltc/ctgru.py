@@ -1,0 +1,67 @@
+"""CT-GRU baseline (Mozer et al. 2017) as in the LTC repository (facts §5.4, ``CTGRU``).
+
+Each unit keeps M traces ĥ (N × M state) with time scales τ_k = 10^{k/2}, k = 0..M−1; h = Σ_k ĥ_k.
+Per input step, from [I, h]: retrieval weights r = softmax_k(−(ln τ^r − ln τ_k)²) with
+ln τ^r = Dense(I, h); q = tanh(Dense(I, Σ_k r_k ĥ_k)); storage weights s likewise from
+ln τ^s = Dense(I, h); ĥ ← ((1 − s) ĥ + s q) ⊙ d_k. Output h.
+
+Decay d_k (the code and the paper differ; the code is the default): ``code`` uses
+d_k = exp(−1/ln τ_k), as the repository computes it (so d_0 = 0: the fastest trace is erased
+every step); ``paper`` uses Mozer's d_k = exp(−Δt/τ_k) with the elapsed time Δt. The update is
+discrete: the solver section does not enter.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import torch
+from pydantic import Field, PositiveInt
+
+from ...build_context import BuildContext
+from .dense import glorot_linear
+from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+
+
+class CTGRUCell(RecurrentCell):
+    def __init__(self, inputs: int, units: int, scales: int, decay: str, clip: float | None):
+        super().__init__(units, (units, scales))
+        self.decay, self.clip = decay, clip
+        self.register_buffer("ln_tau", torch.arange(scales) * (math.log(10.0) / 2))
+        self.tau_r = glorot_linear(inputs + units, units * scales)
+        self.tau_s = glorot_linear(inputs + units, units * scales)
+        self.detect = glorot_linear(inputs + units, units)
+
+    def _weights(self, layer, fused: torch.Tensor) -> torch.Tensor:
+        ln_tau = layer(fused).view(-1, *self.state_shape)
+        return torch.softmax(-(ln_tau - self.ln_tau) ** 2, dim=-1)
+
+    def decay_factors(self, elapsed: torch.Tensor) -> torch.Tensor:
+        if self.decay == "code":
+            return torch.exp(-1.0 / self.ln_tau)
+        return torch.exp(-elapsed / torch.exp(self.ln_tau))
+
+    def forward(self, x: torch.Tensor, h_hat: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+        fused = torch.cat([x, h_hat.sum(-1)], -1)
+        r = self._weights(self.tau_r, fused)
+        q = torch.tanh(self.detect(torch.cat([x, (r * h_hat).sum(-1)], -1))).unsqueeze(-1)
+        s = self._weights(self.tau_s, fused)
+        h_hat = ((1 - s) * h_hat + s * q) * self.decay_factors(elapsed)
+        return h_hat if self.clip is None else h_hat.clamp(-self.clip, self.clip)
+
+    def output(self, state: torch.Tensor) -> torch.Tensor:
+        return state.sum(-1)
+
+
+class CTGRUConfig(RecurrentFieldConfig):
+    """CT-GRU (Mozer et al.), LTC-repo baseline: M traces per unit with scales 10^{k/2}."""
+
+    kind: Literal["ctgru"] = "ctgru"
+    scales: PositiveInt = Field(8, description="number M of time scales")
+    decay: Literal["code", "paper"] = Field(
+        "code", description="code: exp(−1/ln τ_k) as the repository; paper: exp(−Δt/τ_k)")
+    clip: float | None = Field(None, gt=0, description="clip the traces to ±clip")
+
+    def make_cell(self, ctx: BuildContext) -> CTGRUCell:
+        return CTGRUCell(ctx.input_channels, self.units, self.scales, self.decay, self.clip)

@@ -1,0 +1,52 @@
+"""Continuous-time RNN baseline of the LTC repository (facts §5.4, ``CTRNN``).
+
+dh/dt = −h/τ + tanh(W [I, h] + b) with τ = 1 fixed, integrated inside each input step by the
+``unfold`` solver (the repository: explicit Euler, 6 steps of 0.1). With ``global_feedback:
+false`` the drive tanh(W I + b) is computed once from the input alone. ``clip`` bounds the state
+after every solver step (the repository's ``cell_clip``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+from pydantic import Field
+
+from ...build_context import BuildContext
+from ...solvers.unfold import UnfoldConfig, clipper
+from .dense import glorot_linear
+from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+
+
+class CTRNNCell(RecurrentCell):
+    def __init__(self, inputs: int, units: int, solver: UnfoldConfig, tau: float,
+                 global_feedback: bool, clip: float | None):
+        super().__init__(units)
+        self.solver, self.tau, self.global_feedback = solver, tau, global_feedback
+        self.project = clipper(clip)
+        self.step = glorot_linear(inputs + units if global_feedback else inputs, units)
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+        if self.global_feedback:
+            def f(y):
+                return -y / self.tau + torch.tanh(self.step(torch.cat([x, y], -1)))
+        else:
+            drive = torch.tanh(self.step(x))
+
+            def f(y):
+                return -y / self.tau + drive
+        return self.solver.advance(f, h, self.project)
+
+
+class CTRNNConfig(RecurrentFieldConfig):
+    """Continuous-time RNN (LTC-repo baseline): dh/dt = −h/τ + tanh(W[I,h]+b), unrolled Euler."""
+
+    kind: Literal["ctrnn"] = "ctrnn"
+    tau: float = Field(1.0, gt=0, description="fixed time constant τ")
+    global_feedback: bool = Field(True, description="the drive sees the state (W[I,h]) or only I")
+    clip: float | None = Field(None, gt=0, description="clip the state to ±clip after each step")
+
+    def make_cell(self, ctx: BuildContext) -> CTRNNCell:
+        return CTRNNCell(ctx.input_channels, self.units, ctx.spec.model.solver, self.tau,
+                         self.global_feedback, self.clip)

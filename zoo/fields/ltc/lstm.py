@@ -1,0 +1,44 @@
+"""LSTM baseline of the LTC repository (facts §5.4): TensorFlow's ``LSTMCell``.
+
+[i, j, f, o] = [I, h] W + b (Glorot-uniform W, b = 0); c ← σ(f + forget_bias) c + σ(i) tanh(j);
+h ← σ(o) tanh(c), with TF's constant ``forget_bias`` = 1. State (B, 2, N) holds (h, c); output h.
+The update is discrete: the solver section does not enter.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+from pydantic import Field
+
+from ...build_context import BuildContext
+from .dense import glorot_linear
+from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+
+
+class LSTMCell(RecurrentCell):
+    def __init__(self, inputs: int, units: int, forget_bias: float):
+        super().__init__(units, (2, units))
+        self.forget_bias = forget_bias
+        self.gates = glorot_linear(inputs + units, 4 * units)
+
+    def forward(self, x: torch.Tensor, state: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+        h, c = state.unbind(-2)
+        i, j, f, o = self.gates(torch.cat([x, h], -1)).chunk(4, -1)
+        c = torch.sigmoid(f + self.forget_bias) * c + torch.sigmoid(i) * torch.tanh(j)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        return torch.stack([h, c], -2)
+
+    def output(self, state: torch.Tensor) -> torch.Tensor:
+        return state[..., 0, :]
+
+
+class LSTMConfig(RecurrentFieldConfig):
+    """LSTM (LTC-repo baseline, TensorFlow LSTMCell with forget bias 1)."""
+
+    kind: Literal["lstm"] = "lstm"
+    forget_bias: float = Field(1.0, description="constant added to the forget gate (TF default)")
+
+    def make_cell(self, ctx: BuildContext) -> LSTMCell:
+        return LSTMCell(ctx.input_channels, self.units, self.forget_bias)

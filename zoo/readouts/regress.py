@@ -1,0 +1,42 @@
+"""Regression: Linear(features → targets), mean squared error; MSE and MAE metrics.
+
+The LTC forecasting tasks (facts §5.5/§5.6: traffic, power, half-cheetah) train on the squared
+error and select on validation MSE. Works per series (outputs (B, K), targets (B, K) or (B,))
+or per step (outputs (B, T, K), targets (B, T, K) or (B, T)); K = ``task.n_outputs``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ..components import ReadoutConfig
+from ..series import TaskInfo
+
+
+def _aligned(outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Targets given without their last (size-1) axis get it back."""
+    return target.unsqueeze(-1) if target.dim() < outputs.dim() else target
+
+
+class RegressConfig(ReadoutConfig):
+    """Linear head with mean-squared-error loss; MSE and MAE metrics."""
+
+    kind: Literal["regress"] = "regress"
+
+    tasks: ClassVar[tuple[str, ...]] = ("regression",)
+    default_metric: ClassVar[tuple[str, str]] = ("mse", "min")
+
+    def build(self, features: int, task: TaskInfo) -> nn.Module:
+        return nn.Linear(features, task.n_outputs)
+
+    def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return F.mse_loss(outputs, _aligned(outputs, target).to(outputs.dtype))
+
+    def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
+        target = _aligned(outputs, target).to(outputs.dtype)
+        mse = F.mse_loss(outputs, target).item()
+        return {"loss": mse, "mse": mse, "mae": F.l1_loss(outputs, target).item()}

@@ -1,0 +1,1 @@
+"""``zoo report``: reproduced results side by side with the published ones."""

@@ -1,0 +1,35 @@
+"""Finished MLflow runs of a store, across every experiment and result page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+_PAGE = 1000
+
+
+def finished_runs(uri: str, where: str = "") -> Iterator[Any]:
+    """FINISHED runs (newest first) matching the MLflow filter ``where`` (may be empty)."""
+    from mlflow import MlflowClient
+    from mlflow.entities import ViewType
+
+    client = MlflowClient(tracking_uri=uri)
+    experiments, token = [], None
+    while True:
+        page = client.search_experiments(view_type=ViewType.ACTIVE_ONLY, max_results=_PAGE,
+                                         page_token=token)
+        experiments += [e.experiment_id for e in page]
+        token = page.token
+        if not token:
+            break
+    if not experiments:
+        return
+    query = " and ".join(q for q in ("attributes.status = 'FINISHED'", where) if q)
+    token = None
+    while True:
+        page = client.search_runs(experiments, query, max_results=_PAGE, page_token=token,
+                                  order_by=["attributes.start_time DESC"])
+        yield from page
+        token = page.token
+        if not token:
+            break

@@ -1,0 +1,59 @@
+"""Plan a sweep, skip what already finished, run the rest on the chosen executor."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..tracking.mlflow_run import check_store, resolve_uri
+from .idempotence import already_finished
+from .job import Outcome
+from .local import run_local
+from .plan import plan
+from .ray_executor import run_ray
+
+
+@dataclass
+class SweepOptions:
+    seeds: list[int] | None = None
+    overrides: list[str] = field(default_factory=list)
+    executor: str = "local"  # local or ray
+    workers: int | None = None
+    address: str | None = None
+    cpus_per_run: float = 1.0
+    gpus_per_run: float = 0.0
+    tracking_uri: str | None = None
+    smoke: bool = False
+
+
+def tracking_uri(cli_uri: str | None, spec_uris: set[str]) -> str:
+    """One store for the whole sweep: the CLI's, else the one all specs name, else the default."""
+    if not cli_uri and len(spec_uris) > 1:
+        raise InputError(f"the specs name different tracking URIs ({', '.join(sorted(spec_uris))})"
+                         f"; pass --tracking-uri for the whole sweep")
+    return resolve_uri(cli_uri, next(iter(spec_uris), None))
+
+
+def sweep(targets: list[str], opts: SweepOptions,
+          progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
+    """Every job's outcome, in plan order; ``progress`` sees each one as it completes."""
+    jobs, spec_uris = plan(targets, opts.seeds, opts.overrides, opts.smoke)
+    uri = tracking_uri(opts.tracking_uri, spec_uris)
+    check_store(uri)
+    outcomes = already_finished(uri, jobs)
+    for outcome in outcomes.values():
+        progress(outcome)
+    todo = [job for job in jobs if job not in outcomes]
+    if todo:
+        workers = opts.workers or min(len(todo), os.cpu_count() or 1)
+        if opts.executor == "ray":
+            results = run_ray(todo, uri, opts.address, workers, opts.cpus_per_run,
+                              opts.gpus_per_run)
+        else:
+            results = run_local(todo, uri, workers)
+        for outcome in results:
+            outcomes[outcome.job] = outcome
+            progress(outcome)
+    return [outcomes[job] for job in jobs]
