@@ -90,9 +90,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
         print(text)
         return 0
     folder = args.output.resolve().parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise InputError(f"{args.output}: cannot write there ({folder} is not a writable folder)")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{args.output.name}.")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{args.output.name}.")
+    except OSError:
+        raise InputError(f"{args.output}: cannot write there ({folder} is not a writable "
+                         f"folder)") from None
     with os.fdopen(fd, "w") as fh:
         fh.write(text + "\n")
     os.replace(tmp, args.output)

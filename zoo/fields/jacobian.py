@@ -93,7 +93,6 @@ class JacobianConfig(FieldConfig):
 
     requires = frozenset({"evaluate", "derivative"})
     initials = ("zeros", "first_observation")
-    example_solver = {"kind": "torchdiffeq", "method": "dopri5", "rtol": 1e-3, "atol": 1e-3}
 
     def build(self, ctx: BuildContext) -> JacobianNCDE:
         u = ctx.input_channels

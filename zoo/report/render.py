@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..results.registry import Entry
 from .plot import comparison_figure
 from .table import SPREAD, Row, Stats
 
@@ -41,6 +42,12 @@ def _stats(mean: float, std: float | None, n: int | None, places: int) -> str:
     return text + (f" (n={n})" if n else "")
 
 
+def _starred(entry: Entry) -> str:
+    """The row label, marked * when the paper quoted the number from other work."""
+    quoted = entry.quoted_from and not entry.row.endswith("*")
+    return entry.row + ("*" if quoted else "")
+
+
 def _cells(row: Row) -> dict[str, str]:
     e = row.entry
     places = _decimals(e.mean, e.std)
@@ -48,7 +55,7 @@ def _cells(row: Row) -> dict[str, str]:
     ours: Stats | None = row.ours
     verdict = {True: "yes", False: "no", None: "-"}[row.within]
     return {
-        "id": e.id, "row": e.row + (" *" if e.quoted_from else ""), "column": e.column,
+        "id": e.id, "row": _starred(e), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
         "ours": "not run" if ours is None else _stats(ours.mean, ours.std, ours.n, places),
         "diff": "" if row.diff is None else f"{row.diff:+.{places}f}",

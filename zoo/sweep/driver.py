@@ -12,7 +12,7 @@ from .idempotence import already_finished
 from .job import Outcome
 from .local import run_local
 from .plan import plan
-from .ray_executor import run_ray
+from .ray_executor import preflight, run_ray
 
 
 @dataclass
@@ -39,6 +39,8 @@ def tracking_uri(cli_uri: str | None, spec_uris: set[str]) -> str:
 def sweep(targets: list[str], opts: SweepOptions,
           progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
     """Every job's outcome, in plan order; ``progress`` sees each one as it completes."""
+    if opts.executor == "ray":
+        preflight(opts.address)
     jobs, spec_uris = plan(targets, opts.seeds, opts.overrides, opts.smoke)
     uri = tracking_uri(opts.tracking_uri, spec_uris)
     check_store(uri)

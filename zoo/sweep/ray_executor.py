@@ -40,6 +40,13 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
                          f"start it with 'ray start --head' or check --address") from None
 
 
+def preflight(address: str | None) -> None:
+    """Check, before any work, that Ray is installed and the cluster address answers."""
+    _ray()
+    if address:
+        check_reachable(address)
+
+
 def _connect(ray, address: str | None, workers: int, cpus: float) -> bool:
     """Connect (or start a local instance); True when this call started Ray."""
     if ray.is_initialized():

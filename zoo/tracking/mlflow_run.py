@@ -43,7 +43,12 @@ def check_store(uri: str) -> None:
         folder = db.parent
         if not folder.is_dir():
             raise InputError(f"tracking store {uri}: folder {folder} does not exist")
-        if not os.access(folder, os.W_OK) or (db.exists() and not os.access(db, os.W_OK)):
+        try:  # a real write, which also catches read-only file systems
+            tempfile.TemporaryFile(dir=folder).close()
+            writable = not db.exists() or os.access(db, os.W_OK)
+        except OSError:
+            writable = False
+        if not writable:
             raise InputError(f"tracking store {uri}: {folder} is not writable; run from a "
                              f"writable directory or pass --tracking-uri")
         return
