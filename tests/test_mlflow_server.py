@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -43,13 +44,19 @@ def wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 120) -> None
     raise TimeoutError("mlflow server did not start")
 
 
-def test_server_reads_params_metrics_artifacts(server, write_spec, tiny_spec, tmp_path,
-                                               monkeypatch, capsys):
+def finished_run_id(stdout: str) -> str:
+    return re.search(r"^run (\w+) finished", stdout, re.M).group(1)
+
+
+def test_server_over_zoo_store_and_run_by_uri(server, write_spec, tiny_spec, tmp_path,
+                                              monkeypatch, capsys):
+    """One server: it reads back a run `zoo run` wrote to the embedded store, then a second
+    `zoo run` logs to it by URI."""
     db, url, start = server
     monkeypatch.chdir(tmp_path)
-    assert main(["run", str(write_spec(tiny_spec)), "--no-progress",
-                 "--tracking-uri", f"sqlite:///{db}"]) == 0
-    run_id = capsys.readouterr().out.split("run ")[1].split()[0]
+    spec = str(write_spec(tiny_spec))
+    assert main(["run", spec, "--no-progress", "--tracking-uri", f"sqlite:///{db}"]) == 0
+    run_id = finished_run_id(capsys.readouterr().out)
     proc = start()
     try:
         wait_healthy(url, proc)
@@ -66,29 +73,19 @@ def test_server_reads_params_metrics_artifacts(server, write_spec, tiny_spec, tm
         listed = requests.get(f"{api}/artifacts/list", params={"run_id": run_id},
                               timeout=30).json()
         assert {"spec.yaml", "checkpoints", "plots"} <= {f["path"] for f in listed["files"]}
-        spec = requests.get(f"{url}/get-artifact", params={"path": "spec.yaml",
-                                                          "run_uuid": run_id}, timeout=30)
-        assert spec.ok and "kind: ncde" in spec.text
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        spec_text = requests.get(f"{url}/get-artifact", params={"path": "spec.yaml",
+                                                               "run_uuid": run_id}, timeout=30)
+        assert spec_text.ok and "kind: ncde" in spec_text.text
 
-
-def test_run_logs_to_a_server_by_uri(server, write_spec, tiny_spec, tmp_path, monkeypatch,
-                                     capsys):
-    db, url, start = server
-    monkeypatch.chdir(tmp_path)
-    proc = start()
-    try:
-        wait_healthy(url, proc)
-        assert main(["run", str(write_spec(tiny_spec)), "--no-progress",
-                     "--tracking-uri", url]) == 0
+        assert main(["run", spec, "--no-progress", "--tracking-uri", url]) == 0
         out = capsys.readouterr().out
         assert f"open {url} in a browser" in out
-        run_id = out.split("run ")[1].split()[0]
-        run = requests.get(f"{url}/api/2.0/mlflow/runs/get", params={"run_id": run_id},
-                           timeout=30).json()["run"]
-        assert run["info"]["status"] == "FINISHED"
+        remote = requests.get(f"{api}/runs/get", params={"run_id": finished_run_id(out)},
+                              timeout=30).json()["run"]
+        assert remote["info"]["status"] == "FINISHED"
+        listed = requests.get(f"{api}/artifacts/list",
+                              params={"run_id": finished_run_id(out)}, timeout=30).json()
+        assert "spec.yaml" in {f["path"] for f in listed["files"]}
     finally:
         proc.terminate()
         proc.wait(timeout=30)

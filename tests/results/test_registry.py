@@ -69,7 +69,8 @@ caption: demo table
 source: nowhere
 defaults: {n: 5}
 entries:
-  - {id: demo/t1/a/b, row: A, column: B, metric: {name: accuracy, direction: max, unit: "%"}, mean: 1}
+  - {id: demo/t1/a/b, row: A, column: B, mean: 1,
+     metric: {name: accuracy, direction: max, unit: "%"}}
   - id: demo/t1/a/c
     row: A
     column: C
@@ -84,9 +85,9 @@ def test_malformed_file_names_file_line_and_entry(tmp_path):
     with pytest.raises(RegistryError) as info:
         load_registry(tmp_path)
     assert info.value.problems == [
-        f"{tmp_path / 'bad.yaml'}:11:41: entry 'demo/t1/a/c': metric.direction: Input should "
+        f"{tmp_path / 'bad.yaml'}:12:41: entry 'demo/t1/a/c': metric.direction: Input should "
         f"be 'max', 'min' or 'none'",
-        f"{tmp_path / 'bad.yaml'}:13:5: entry 'demo/t1/a/c': stdd: unknown field "
+        f"{tmp_path / 'bad.yaml'}:14:5: entry 'demo/t1/a/c': stdd: unknown field "
         f"(did you mean 'std'?)",
     ]
 
@@ -108,6 +109,6 @@ def test_cli_reports_malformed_registry_and_writes_nothing(tmp_path, monkeypatch
                 "--tracking-uri", f"sqlite:///{tmp_path / 'mlruns.db'}"], monkeypatch)
     err = capsys.readouterr().err
     assert code == 2
-    assert f"{tmp_path / 'registry' / 'bad.yaml'}:11:41: entry 'demo/t1/a/c'" in err
+    assert f"{tmp_path / 'registry' / 'bad.yaml'}:12:41: entry 'demo/t1/a/c'" in err
     assert "Traceback" not in err
     assert not out.exists() and not (tmp_path / "mlruns.db").exists()

@@ -95,7 +95,9 @@ def read_stays(archives: list[Path], dataset: str, flags: bool,
     opened: dict[Path, zipfile.ZipFile] = {}
     try:
         for name, path, archive in members[:limit]:
-            zf = opened.setdefault(archive, zipfile.ZipFile(archive))
+            if archive not in opened:
+                opened[archive] = zipfile.ZipFile(archive)
+            zf = opened[archive]
             text = zf.read(path).decode("utf-8", errors="replace")
             stay = read_stay(text.splitlines(), f"{archive}:{path}", dataset, flags)
             if stay is not None:

@@ -36,10 +36,14 @@ def step_states(states: torch.Tensor, path, batch) -> torch.Tensor:
     return states.transpose(0, 1)
 
 
+def output_index(path, batch) -> torch.Tensor:
+    """Each sample's index into ``path.grid_points`` at its last observation (B,); paths on
+    their own grid map indices with ``map_index``."""
+    index = batch.final_index
+    return path.map_index(index) if hasattr(path, "map_index") else index
+
+
 def final_states(states: torch.Tensor, path, batch) -> torch.Tensor:
     """Each sample's state at its last observation, from solver output (T, B, ...) on
-    ``path.grid_points``; paths on their own grid map indices with ``map_index``."""
-    index = batch.final_index
-    if hasattr(path, "map_index"):
-        index = path.map_index(index)
-    return states[index, torch.arange(states.shape[1], device=states.device)]
+    ``path.grid_points``."""
+    return states[output_index(path, batch), torch.arange(states.shape[1], device=states.device)]

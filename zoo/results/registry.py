@@ -104,11 +104,12 @@ class Registry:
         return chosen
 
 
-def _located(src: Source, path: tuple, message: str, entry_id: Any = None) -> str:
+def _located(src: Source, path: tuple, message: str, entry_id: Any = None,
+             key: bool = False) -> str:
     label = f"entry '{entry_id}'" if isinstance(entry_id, str) else \
         f"entry #{path[1] + 1}" if len(path) > 1 and path[0] == "entries" else None
     field = ".".join(map(str, path[2:] if label else path))
-    parts = [str(src.where(path)), label, field, message]
+    parts = [str(src.where(path, key=key)), label, field, message]
     return ": ".join(p for p in parts if p)
 
 
@@ -120,7 +121,8 @@ def _message(err: dict) -> str:
 
 
 def _errors(exc: ValidationError, src: Source, prefix: tuple, entry_id: Any = None) -> list[str]:
-    return [_located(src, prefix + tuple(e["loc"]), _message(e), entry_id) for e in exc.errors()]
+    return [_located(src, prefix + tuple(e["loc"]), _message(e), entry_id,
+                     key=e["type"] == "extra_forbidden") for e in exc.errors()]
 
 
 def _load_file(path: Path, shown: str) -> tuple[list[tuple[Entry, Loc]], str, list[str]]:

@@ -54,7 +54,7 @@ def _connect(ray, address: str | None, workers: int, cpus: float) -> bool:
     if address:
         check_reachable(address)
         try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=True)
+            ray.init(address=address)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise InputError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
     else:
@@ -69,8 +69,10 @@ def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: in
     started = _connect(ray, address, workers, cpus)
     try:
         available = ray.cluster_resources().get("GPU", 0)
-        if gpus and available < gpus:
-            print(f"warning: each run asks for {gpus} GPU but the cluster has {available} "
+        if gpus > available and not address:
+            raise InputError(f"--gpus-per-run {gpus:g}: this machine has {available:g} GPUs")
+        if gpus > available:
+            print(f"warning: each run asks for {gpus:g} GPU but the cluster has {available:g} "
                   f"now; runs wait until a GPU node joins", file=sys.stderr)
         task = ray.remote(execute).options(num_cpus=cpus, num_gpus=gpus)
         threads = max(1, int(cpus))

@@ -4,6 +4,7 @@ Solves on ``path.grid_points``, takes each sample's W at its final index (facts 
 the query at the global last time ``path.interval[-1]`` (the authors' code does so even for
 shorter series, facts §1.6 note) and returns the d-dim features after out_proj and the FF
 block. Per-step tasks read W(t_i) with the query at t_i for every grid time.
+``implementation`` is ``"fast"`` (:func:`zoo.fast.fwp.fast_weights`) or ``"generic (…)"``.
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..initial import final_states
+from ...fast.fwp import fast_weights
+from ..initial import output_index
 from .fast_weight import as_matrices, flatten
 from .vector_field import LearningRuleField
 
 
 class FWPBody(nn.Module):
     def __init__(self, update: nn.Module, initial: nn.Module, readout: nn.Module, integrate,
-                 features: int, transpose: bool, per_step: bool = False):
+                 features: int, transpose: bool, per_step: bool = False,
+                 implementation: str = "generic (requested)"):
         super().__init__()
         self.vector_field = update
         self.initial = initial
@@ -27,6 +30,7 @@ class FWPBody(nn.Module):
         self.features = features
         self.transpose = transpose
         self.per_step = per_step
+        self.implementation_used = implementation
 
     def solve(self, path, batch) -> torch.Tensor:
         """Flat fast weights at every grid point: (T, B, heads·h·h)."""
@@ -38,11 +42,19 @@ class FWPBody(nn.Module):
         W, embedded = self.vector_field.readout_input(path, t, W)
         return self.readout(W, embedded, self.transpose)
 
-    def forward(self, path, batch) -> torch.Tensor:
+    def fast_weights(self, path, batch, rows: torch.Tensor | None) -> torch.Tensor:
+        """W at grid index rows[b] per sample (B, H, h, h), or at every grid point (T, B, H, h, h)."""
+        if self.implementation_used == "fast":
+            w0 = self.initial(self.vector_field, path, batch)
+            return fast_weights(self.vector_field, w0, path, self.integrate, rows)
         ys = self.solve(path, batch)
-        heads = self.vector_field.heads
+        if rows is not None:
+            ys = ys[rows, torch.arange(ys.shape[1], device=ys.device)]
+        return as_matrices(ys, self.vector_field.heads)
+
+    def forward(self, path, batch) -> torch.Tensor:
         if self.per_step:
-            return torch.stack([self.read(path, t, as_matrices(y, heads))
-                                for t, y in zip(path.grid_points, ys)], 1)
-        W = as_matrices(final_states(ys, path, batch), heads)
+            return torch.stack([self.read(path, t, W) for t, W in
+                                zip(path.grid_points, self.fast_weights(path, batch, None))], 1)
+        W = self.fast_weights(path, batch, output_index(path, batch))
         return self.read(path, path.interval[-1], W)

@@ -14,6 +14,7 @@ from pydantic import Field, PositiveInt, model_validator
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
+from ...fast.choice import implementation
 from .body import FWPBody
 from .cde_form import CDEUpdate
 from .initial_state import KINDS, InitialFastWeight
@@ -87,5 +88,6 @@ class FWPConfig(FieldConfig):
         initial = InitialFastWeight(init.kind, ctx.shape.input_channels, u, d, heads,
                                     ctx.shape.static_channels, init.hidden)
         transpose = update.transpose if self.transpose_readout is None else self.transpose_readout
+        used = "generic (two-layer model)" if self.layers == 2 else implementation(ctx)
         return FWPBody(update, initial, QueryReadout(d, heads, d_ff), ctx.integrate, d,
-                       transpose, ctx.shape.task.per_step)
+                       transpose, ctx.shape.task.per_step, used)

@@ -32,13 +32,32 @@ class Write:
 
 
 class Rule:
-    """A learning rule; subclasses define the activations and the update term."""
+    """A learning rule; subclasses define the activations and the update term.
+
+    Every term is rank one per head, response ⊗ probe (probe ⊗ response when ``transposed``),
+    and W enters only through the read W·probe (Wᵀ·probe when ``transposed``): the fast paths
+    (``zoo/fast/fwp_*``) rely on this form.
+    """
+
+    transposed: bool = False
+    reads_state: bool = True
 
     def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor) -> Write:
         raise NotImplementedError
 
-    def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
+    def probe(self, w: Write) -> torch.Tensor:
+        """The vector W is read with (and the term's other factor)."""
+        return w.key
+
+    def response(self, w: Write, read: torch.Tensor | None) -> torch.Tensor:
+        """The term's response factor given the read (None: without the W-dependent part)."""
         raise NotImplementedError
+
+    def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
+        p = self.probe(w)
+        read = retrieve(W, p, self.transposed) if W is not None and self.reads_state else None
+        r = self.response(w, read)
+        return outer(p, r) if self.transposed else outer(r, p)
 
 
 @dataclass(frozen=True)
@@ -46,26 +65,32 @@ class Hebb(Rule):
     """dW = [σ(β)·tanh(v)] ⊗ softmax(k); raw β and raw v when ``activate_values`` is False."""
 
     activate_values: bool = True
+    reads_state = False
 
     def write(self, k, v, beta):
         if self.activate_values:
             v, beta = torch.tanh(v), torch.sigmoid(beta)
         return Write(torch.softmax(k, -1), v, beta)
 
-    def term(self, w, W):
-        return outer(w.rate * w.value, w.key)
+    def response(self, w, read):
+        return w.rate * w.value
 
 
 @dataclass(frozen=True)
 class Oja(Rule):
     """dW = v ⊗ [σ(β)·softmax(k − Wᵀ v)], v = tanh(v)."""
 
+    transposed = True
+
     def write(self, k, v, beta):
         return Write(k, torch.tanh(v), torch.sigmoid(beta))
 
-    def term(self, w, W):
-        k = w.key if W is None else w.key - retrieve(W, w.value, transpose=True)
-        return outer(w.value, torch.softmax(k, -1) * w.rate)
+    def probe(self, w):
+        return w.value
+
+    def response(self, w, read):
+        k = w.key if read is None else w.key - read
+        return torch.softmax(k, -1) * w.rate
 
 
 @dataclass(frozen=True)
@@ -77,11 +102,11 @@ class Delta(Rule):
     def write(self, k, v, beta):
         return Write(torch.softmax(k, -1), v if self.post else torch.tanh(v), torch.sigmoid(beta))
 
-    def term(self, w, W):
-        v = w.value if W is None else w.value - retrieve(W, w.key)
+    def response(self, w, read):
+        v = w.value if read is None else w.value - read
         if self.post:
             v = torch.tanh(v)
-        return outer(w.rate * v, w.key)
+        return w.rate * v
 
 
 def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:

@@ -1,0 +1,151 @@
+"""Every shipped spec validates, and runs one short training epoch on a tiny version of its data
+(``zoo run --smoke`` semantics, in-process).
+
+Datasets whose real files are in the local mirror (``../shared/data``) are smoke-loaded from
+it; the others (HAR, power, person, the MNIST training images, and any dataset missing from the
+mirror) are written as small files in the official format by the writers of the dataset tests,
+into a temporary mirror. Shared base files (``_base/``) are not specs on their own.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from zoo import registry
+from zoo.spec.validate import load_spec
+
+REPO = Path(__file__).resolve().parents[2]
+SPECS = REPO / "specs"
+SHARED_DATA = REPO.parent / "shared" / "data"
+SLOW_LOAD_S = 60.0  # a smoke load slower than this is reported (printed), not hidden
+
+
+def shipped_specs() -> list[Path]:
+    return sorted(p for p in SPECS.rglob("*.yaml")
+                  if "_base" not in p.relative_to(SPECS).parts and not p.name.startswith("_"))
+
+
+SPEC_FILES = shipped_specs()
+IDS = [str(p.relative_to(SPECS)) for p in SPEC_FILES]
+
+
+def _test_module(relative: str):
+    """Import a test module of this suite by path (the writers live there; nothing is moved)."""
+    path = REPO / "tests" / relative
+    name = "shipped_specs_" + path.stem
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ltc_formats():
+    return _test_module("datasets/test_ltc_formats.py")
+
+
+def _write_har(mirror: Path) -> None:
+    m = _ltc_formats()
+    m.put(mirror, "ltc/har", "UCI HAR Dataset.zip", m.har_zip())
+
+
+def _write_power(mirror: Path) -> None:
+    m = _ltc_formats()
+    lines, _ = m.power_rows(n=330)
+    m.put(mirror, "ltc/power", "household_power_consumption.zip", m.power_zip(lines))
+
+
+def _write_person(mirror: Path) -> None:
+    m = _ltc_formats()
+    m.put(mirror, "ltc/person", "ConfLongDemo_JSI.txt",
+          m.person_text({"A01": 400, "A02": 400, "A03": 400, "A04": 20}))
+
+
+def _write_mnist(mirror: Path) -> None:
+    _ltc_formats().write_mnist(mirror, n_train=200, n_test=40)
+
+
+# Datasets that the local mirror lacks (or holds only in part, e.g. MNIST's test split):
+# the writer that puts small official-format files into a temporary mirror.
+WRITERS = {"har": _write_har, "power": _write_power, "person": _write_person,
+           "smnist": _write_mnist}
+# Mirror folders that are complete enough for a smoke load (see ../shared/data/README.md).
+REAL = {"cheetah": "ltc/cheetah", "gesture": "ltc/gesture", "occupancy": "ltc/occupancy",
+        "ozone": "ltc/ozone", "traffic": "ltc/traffic", "speech_commands": "speech_commands",
+        "physionet_sepsis": "physionet2019"}
+NO_FILES = {"circle", "irregular_sines"}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """One MLflow store for all smoke runs (creating a SQLite store is slow)."""
+    return f"sqlite:///{tmp_path_factory.mktemp('mlflow') / 'mlruns.db'}"
+
+
+@pytest.fixture(scope="module")
+def temp_mirror(tmp_path_factory):
+    """The real mirror's complete folders linked in, plus small official-format files."""
+    root = tmp_path_factory.mktemp("mirror")
+    for folder in REAL.values():
+        if (SHARED_DATA / folder).is_dir():
+            (root / folder).parent.mkdir(parents=True, exist_ok=True)
+            (root / folder).symlink_to(SHARED_DATA / folder)
+    for write in WRITERS.values():
+        write(root)
+    return root
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=IDS)
+def test_spec_validates(path):
+    spec, _ = load_spec(path)
+    assert spec.reproduces, f"{path}: no 'reproduces:' entry"
+
+
+def test_every_spec_names_a_registry_entry():
+    from zoo.results.registry import load_registry
+
+    known = load_registry().entries
+    missing = {str(p.relative_to(SPECS)): s.reproduces for p in SPEC_FILES
+               for s in [load_spec(p)[0]] if s.reproduces not in known}
+    assert not missing, f"specs reproducing unknown registry ids: {missing}"
+
+
+def test_spec_ids_are_unique():
+    seen: dict[str, str] = {}
+    for p in SPEC_FILES:
+        rid = load_spec(p)[0].reproduces
+        assert rid not in seen, f"{p} and {seen[rid]} both reproduce {rid}"
+        seen[rid] = str(p)
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=IDS)
+def test_spec_smoke_run(path, store, temp_mirror, tmp_path, monkeypatch, capsys):
+    from zoo import runner
+
+    spec, _ = load_spec(path)
+    kind = spec.data.kind
+    if kind not in registry.entries("datasets"):
+        pytest.skip(f"dataset kind '{kind}' is not installed")
+    if kind not in NO_FILES | set(REAL) | set(WRITERS):
+        pytest.fail(f"no data for dataset kind '{kind}': add its official-format writer to "
+                    f"WRITERS (the mirror {SHARED_DATA} does not hold it)")
+    if kind in REAL and not (SHARED_DATA / REAL[kind]).is_dir():
+        pytest.skip(f"{SHARED_DATA / REAL[kind]} is not available")
+    monkeypatch.setenv("ZOO_DATA_MIRROR", str(temp_mirror))
+    monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("zoo.data.fetch.TIMEOUT_S", 2, raising=False)
+    start = time.perf_counter()
+    result = runner.run(spec, runner.RunOptions(smoke=True, progress=False, tracking_uri=store,
+                                                say=lambda text: None))
+    took = time.perf_counter() - start
+    assert result.test, f"{path}: no test metrics"
+    if took > SLOW_LOAD_S:
+        with capsys.disabled():
+            print(f"\nSLOW smoke run: {path.relative_to(SPECS)} took {took:.0f} s")

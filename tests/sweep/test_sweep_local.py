@@ -1,0 +1,93 @@
+"""`zoo sweep` on local processes: specs × seeds, finished runs skipped, failed ones re-run."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow import MlflowClient
+
+from results.cli import zoo
+from zoo.errors import InputError
+from zoo.sweep.plan import parse_seeds, plan, spec_files
+
+REPRODUCES = "irie2022/table1/speech/cde-delta"
+
+
+@pytest.mark.parametrize("text, seeds", [
+    ("1-5", [1, 2, 3, 4, 5]), ("1,3,5", [1, 3, 5]), ("1-3,7", [1, 2, 3, 7]), ("2,2,1", [2, 1]),
+    (" 4 ", [4]),
+])
+def test_parse_seeds(text, seeds):
+    assert parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "a", "5-1", "1-", "1..3"])
+def test_parse_seeds_rejects(text):
+    with pytest.raises(InputError, match="--seeds"):
+        parse_seeds(text)
+
+
+def test_plan_defaults_to_train_seeds_and_skips_bases(write_spec, tiny_spec, tmp_path):
+    tiny_spec["train"]["seeds"] = [3, 4]
+    write_spec(tiny_spec, "a.yaml")
+    write_spec({"train": {"epochs": 1}}, "_base.yaml")
+    assert [p.name for p in spec_files(tmp_path)] == ["a.yaml"]
+    jobs, uris = plan([str(tmp_path)], None, [], smoke=False)
+    assert [(j.name, j.seed, j.metric) for j in jobs] == [("a", 3, "accuracy"),
+                                                          ("a", 4, "accuracy")]
+    assert len({j.spec_hash for j in jobs}) == 1 and uris == set()
+    other, _ = plan([str(tmp_path)], [1], ["train.epochs=3"], smoke=False)
+    assert other[0].spec_hash != jobs[0].spec_hash
+
+
+def runs(uri):
+    client = MlflowClient(uri)
+    exps = [e.experiment_id for e in client.search_experiments()]
+    return client, client.search_runs(exps)
+
+
+def summary_rows(stdout):
+    """{seed: (status, run id)} from the summary table."""
+    rows = [line.split() for line in stdout.splitlines() if line.startswith("tiny ")]
+    return {int(r[1]): (r[2], r[3]) for r in rows}
+
+
+def fake_run(client, spec_hash, seed, status, smoke=False):
+    exp = client.get_experiment_by_name("tiny") or client.get_experiment(
+        client.create_experiment("tiny"))
+    run = client.create_run(exp.experiment_id, tags={
+        "zoo.spec_hash": spec_hash, "zoo.seed": str(seed), "zoo.smoke": str(smoke).lower()})
+    client.set_terminated(run.info.run_id, status)
+    return run.info.run_id
+
+
+def test_sweep_skips_finished_and_reruns_failed(write_spec, tiny_spec, tmp_path, monkeypatch,
+                                                capsys):
+    monkeypatch.chdir(tmp_path)
+    tiny_spec["reproduces"] = REPRODUCES
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    [job], _ = plan([str(spec)], [1], [], smoke=False)
+    client = MlflowClient(uri)
+    done = fake_run(client, job.spec_hash, 1, "FINISHED")
+    failed = fake_run(client, job.spec_hash, 2, "FAILED")
+    fake_run(client, job.spec_hash, 3, "FINISHED", smoke=True)  # smoke runs are not results
+    args = ["sweep", spec, "--seeds", "1-3", "--tracking-uri", uri]
+
+    assert zoo(args + ["--workers", "2"], monkeypatch) == 0
+    first = summary_rows(capsys.readouterr().out)
+    assert first[1] == ("skipped", done)
+    assert first[2][0] == first[3][0] == "finished" and failed not in (first[2][1], first[3][1])
+    new = {r.info.run_id: r for r in runs(uri)[1]}
+    for seed in (2, 3):
+        run = new[first[seed][1]]
+        assert run.info.status == "FINISHED" and run.data.tags["zoo.seed"] == str(seed)
+        assert run.data.tags["zoo.spec_hash"] == job.spec_hash
+        assert run.data.tags["zoo.reproduces"] == REPRODUCES
+        assert "test/accuracy" in run.data.metrics
+
+    assert zoo(args, monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert summary_rows(out) == {1: ("skipped", done), 2: ("skipped", first[2][1]),
+                                 3: ("skipped", first[3][1])}
+    assert "3 runs: 3 skipped" in out
+    assert len(new) == len(runs(uri)[1]) == 5

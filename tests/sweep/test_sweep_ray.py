@@ -1,0 +1,47 @@
+"""`zoo sweep --executor ray`: runs as Ray tasks on a local instance; unreachable clusters."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow import MlflowClient
+
+from results.cli import zoo
+
+ray = pytest.importorskip("ray")
+
+
+def test_ray_sweep_on_local_instance(write_spec, tiny_spec, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    code = zoo(["sweep", spec, "--seeds", "1,2", "--executor", "ray", "--workers", "2",
+                "--tracking-uri", uri], monkeypatch)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "2 runs: 2 finished" in out
+    assert not ray.is_initialized()  # the executor shut down the instance it started
+    client = MlflowClient(uri)
+    logged = client.search_runs([e.experiment_id for e in client.search_experiments()])
+    assert sorted(r.data.tags["zoo.seed"] for r in logged) == ["1", "2"]
+    assert all(r.info.status == "FINISHED" and "test/accuracy" in r.data.metrics
+               for r in logged)
+
+
+def test_unreachable_cluster_is_one_message(write_spec, tiny_spec, tmp_path, monkeypatch,
+                                            capsys):
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    code = zoo(["sweep", spec, "--executor", "ray", "--address", "127.0.0.1:1",
+                "--tracking-uri", f"sqlite:///{tmp_path / 'mlruns.db'}"], monkeypatch)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Ray cluster at 127.0.0.1:1 is unreachable" in err and "Traceback" not in err
+    assert not (tmp_path / "mlruns.db").exists()
+
+
+def test_unreachable_tracking_server_is_one_message(write_spec, tiny_spec, monkeypatch,
+                                                   capsys):
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    code = zoo(["sweep", spec, "--executor", "ray", "--tracking-uri", "http://127.0.0.1:1"],
+               monkeypatch)
+    assert code == 2
+    assert "tracking server http://127.0.0.1:1 is unreachable" in capsys.readouterr().err

@@ -1,0 +1,60 @@
+"""What the FWP fast paths share: the slow net at every stage time, and the stage recurrence.
+
+A learning-rule term is rank one, dW = r ⊗ p with probe p and response r = φ(W p) (Oja: the
+transposed state, see :class:`zoo.fields.fwp.rules.Rule`). At stage s of an explicit RK step
+from W_n the stage state is Y_s = W_n + h Σ_{j<s} a_sj r_j ⊗ p_j, so its read is
+
+    Y_s p_s = W_n p_s + Σ_{j<s} a_sj h ⟨p_j, p_s⟩ r_j,
+
+and the step is W_{n+1} = W_n + Σ_s h b_s r_s ⊗ p_s: no stage state is ever formed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ..fields.fwp.rules import Write
+from .grid import FixedGrid
+
+
+def stage_writes(update, path, grid: FixedGrid, dtype: torch.dtype) -> Write:
+    """``update.write`` at every stage time in one call; fields shaped (N, S, B, H, ·)."""
+    times = grid.stage_times(dtype)
+    inputs = update.inputs(path, times)  # (B, N·S, C) each
+    w = update.write(*inputs)
+    shape = (grid.steps, grid.tableau.stages)
+    return Write(*(x.movedim(1, 0).unflatten(0, shape) for x in (w.key, w.value, w.rate)))
+
+
+def coupling(grid: FixedGrid, probes: torch.Tensor) -> torch.Tensor:
+    """a_sj h_n ⟨p_j, p_s⟩ as (N, B, H, S_j, S_s), from probes (N, S, B, H, h)."""
+    tableau = grid.tableau
+    a = torch.zeros(tableau.stages, tableau.stages, dtype=probes.dtype, device=probes.device)
+    for s, row in enumerate(tableau.a):
+        a[:len(row), s] = torch.tensor(row, dtype=probes.dtype)
+    p = probes.movedim(1, -2)  # (N, B, H, S, h)
+    dt = grid.dt.to(probes.dtype).view(-1, 1, 1, 1, 1)
+    return dt * a * (p @ p.transpose(-1, -2))
+
+
+def step_weights(grid: FixedGrid, probes: torch.Tensor) -> torch.Tensor:
+    """h_n b_s p_s as (N, B, H, S, h), the right factor of the step's increment."""
+    b = torch.tensor(grid.tableau.b, dtype=probes.dtype, device=probes.device)
+    weight = grid.dt.to(probes.dtype)[:, None] * b  # (N, S)
+    return (weight[..., None, None, None] * probes).movedim(1, -2)
+
+
+def stage_responses(base: list[torch.Tensor | None], mix: torch.Tensor,
+                    response: Callable[[int, torch.Tensor | None], torch.Tensor]
+                    ) -> list[torch.Tensor]:
+    """r_s = response(s, base_s + Σ_{j<s} mix_js r_j) for every stage s; ``mix`` (…, S, S) is
+    :func:`coupling` (a base of None is zero)."""
+    rs: list[torch.Tensor] = []
+    for s, m in enumerate(base):
+        for j, r in enumerate(rs):
+            term = mix[..., j, s, None] * r
+            m = term if m is None else m + term
+        rs.append(response(s, m))
+    return rs

@@ -1,0 +1,83 @@
+"""torchdiffeq's fixed grid for one solve: grid points, stage times, output interpolation.
+
+For ``step_size`` h and requested times t_0 < … < t_{T−1}, torchdiffeq steps on the grid
+g_i = t_0 + i·h, i = 0 … ⌈(t_{T−1} − t_0)/h⌉, with the last point replaced by t_{T−1}; the
+stages of step n sit at g_n + c_s (g_{n+1} − g_n) (exactly g_n for c = 0 and g_{n+1} for c = 1),
+cast to the state's dtype. The output at t_j is the state at the first grid point g_{n+1} ≥ t_j
+when they are equal, else the linear interpolation y_n + λ (y_{n+1} − y_n) with
+λ = (t_j − g_n)/(g_{n+1} − g_n) (``FixedGridODESolver.integrate``). So
+y(t_j) = y_0 + Σ_{n < n_j} Δ_n + λ_j Δ_{n_j}, with Δ_n the increment of step n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torchdiffeq._impl.solvers import FixedGridODESolver
+
+from .tableau import TABLEAUX, Tableau
+
+
+@dataclass
+class FixedGrid:
+    """The grid of one fixed-step solve towards the output times ``t`` (T,)."""
+
+    points: torch.Tensor
+    t: torch.Tensor
+    tableau: Tableau
+
+    @classmethod
+    def plan(cls, integrator, t: torch.Tensor) -> FixedGrid:
+        """The grid the integrator's solver would step on; counts its stage evaluations (NFE)."""
+        kwargs = integrator.solver.odeint_kwargs(t)
+        step = kwargs["options"]["step_size"]
+        points = FixedGridODESolver._grid_constructor_from_step_size(step)(None, None, t)
+        grid = cls(points, t, TABLEAUX[kwargs["method"]])
+        integrator.nfe += grid.steps * grid.tableau.stages
+        return grid
+
+    @property
+    def steps(self) -> int:
+        return len(self.points) - 1
+
+    @property
+    def dt(self) -> torch.Tensor:
+        """Step sizes (N,) in the time dtype, g_{n+1} − g_n."""
+        return self.points[1:] - self.points[:-1]
+
+    def stage_times(self, dtype: torch.dtype) -> torch.Tensor:
+        """(N·S,) stage times, step-major, as torchdiffeq computes them."""
+        t0, t1, dt = self.points[:-1], self.points[1:], self.dt
+        times = [t0 if c == 0 else t1 if c == 1 else t0 + dt * c for c in self.tableau.c]
+        return torch.stack(times, 1).flatten().to(dtype)
+
+    def _locate(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per output time: (n_j, λ_j) with y(t_j) = y_{n_j} + λ_j Δ_{n_j} (n_0 = −1, λ_0 = 1)."""
+        g, t = self.points, self.t
+        n = torch.searchsorted(g[1:], t[1:].contiguous())
+        exact = g[n + 1] == t[1:]
+        lam = torch.where(exact, torch.ones_like(t[1:]), (t[1:] - g[n]) / (g[n + 1] - g[n]))
+        return torch.cat([n.new_full((1,), -1), n]), torch.cat([t.new_ones(1), lam])
+
+    def outputs(self, states: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """States at the output times (T, ...) from the states at the grid points (N+1, B, ...);
+        with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...)."""
+        n, lam = self._locate()
+        index: tuple[torch.Tensor, ...] = ()
+        if rows is not None:
+            n, lam = n[rows], lam[rows]
+            index = (torch.arange(len(rows), device=rows.device),)
+        upper = states[(n + 1, *index)]
+        if bool((lam == 1).all()):
+            return upper
+        lower = states[(n.clamp(min=0), *index)]
+        lam = lam.to(states.dtype).view(-1, *(1,) * (upper.dim() - 1))
+        return torch.where(lam == 1, upper, lower + lam * (upper - lower))
+
+    def increment_weights(self, rows: torch.Tensor) -> torch.Tensor:
+        """(R, N) weights w with y(t_{rows[r]}) = y_0 + Σ_n w[r, n] Δ_n."""
+        n, lam = self._locate()
+        n, lam = n[rows, None], lam[rows, None]
+        steps = torch.arange(self.steps, device=n.device)
+        return (steps < n).to(lam.dtype) + torch.where(steps == n, lam, lam.new_zeros(()))
