@@ -140,3 +140,13 @@ def test_step_size_rejected_for_adaptive_method(write_spec):
     path = write_spec(SPEC.replace("method: rk4", "method: dopri5, step_size: 1"))
     [msg] = problems(path)
     assert "model.solver: step_size applies to fixed-grid methods" in msg
+
+
+def test_reproduces_must_name_a_registry_entry(write_spec):
+    path = write_spec(SPEC + "reproduces: irie2022/table1/speech/cde-delt\n")
+    [msg] = problems(path)
+    assert msg.startswith(f"{path}:13:13: reproduces: 'irie2022/table1/speech/cde-delt' is not "
+                          f"an entry of the results registry")
+    assert "did you mean 'irie2022/table1/speech/cde-delta'?" in msg
+    spec, _ = load_spec(write_spec(SPEC + "reproduces: irie2022/table1/speech/cde-delta\n"))
+    assert spec.reproduces == "irie2022/table1/speech/cde-delta"

@@ -77,7 +77,8 @@ def small_sets(tmp_path, monkeypatch):
 def test_small_sets_through_the_pipeline(small_sets):
     for intensity, channels, static in ((False, 35, 5), (True, 69, 7)):
         bundle = PhysioNetSepsisConfig(intensity=intensity).load()
-        assert bundle.partial is None  # neither copy is the real mirror's set A
+        assert bundle.partial == ("training set A holds 41 of its 20,336 stays; training set "
+                                  "B holds 40 of its 20,000 stays; results are not the paper's")
         assert (len(bundle.train), len(bundle.val), len(bundle.test)) == (56, 12, 12)
         assert bundle.train.values.shape[1:] == (72, channels)
         assert bundle.train.static.shape[1] == static
@@ -107,6 +108,8 @@ def test_real_mirror_set_b():
     members = psv_members(MIRROR / SET_B, "physionet_sepsis")
     assert len(members) == 20000
     assert len(psv_members(MIRROR / SET_A, "physionet_sepsis")) == 17652
+    assert PhysioNetSepsisConfig._partial([MIRROR / SET_A, MIRROR / SET_B]) == (
+        "training set A holds 17,652 of its 20,336 stays; results are not the paper's")
     first = list(read_stays([MIRROR / SET_B], "physionet_sepsis", True, limit=300))
     assert len(first) > 290 and first[0][0] == "p100001.psv"
     assert all(len(s.rows) <= 72 and len(s.static) == 7 for _, s in first)

@@ -11,7 +11,7 @@ import sys
 
 from .. import __version__
 from ..errors import ZooError
-from . import commands, data
+from . import commands, data, report, sweep
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -21,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.register(sub)
     data.register(sub)
+    sweep.register(sub)
+    report.register(sub)
     return parser
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,12 +16,16 @@ from .splits import stratified_70_15_15
 def normalise(x: torch.Tensor, train_index) -> torch.Tensor:
     """``(x − μ) / (σ + 1e−5)`` per last-axis channel, μ and σ over the train rows, NaN ignored.
 
-    σ is torch's unbiased standard deviation; NaNs stay NaN.
+    σ is torch's unbiased standard deviation; NaNs stay NaN, and so does a channel with fewer
+    than two observed train values (its μ or σ is NaN in the original code too).
     """
     train = x[torch.as_tensor(train_index)]
     out = []
     for channel, train_channel in zip(x.unbind(-1), train.unbind(-1)):
         seen = train_channel.masked_select(~torch.isnan(train_channel))
+        if seen.numel() < 2:  # no statistics: the channel becomes NaN, as in the original
+            out.append(torch.full_like(channel, float("nan")))
+            continue
         out.append((channel - seen.mean()) / (seen.std() + 1e-5))
     return torch.stack(out, dim=-1)
 

@@ -48,9 +48,14 @@ def uea_record(record_name: str, title: str, names, fmt: str, notes: str = "") -
         licence=LICENCE, citation=CITATION, homepage=SITE, mirror_subdir="uea", notes=notes)
 
 
+def train_test_paths(record: DatasetRecord, name: str, fmt: str) -> list[Path]:
+    """Local paths of ``<name>_TRAIN.<fmt>`` and ``<name>_TEST.<fmt>`` (fetched if needed)."""
+    return [fetch(record, f"{name}_{split}.{fmt}") for split in ("TRAIN", "TEST")]
+
+
 def load_train_test(record: DatasetRecord, name: str, fmt: str
                     ) -> tuple[UEASeries, UEASeries, list[Path]]:
     """Fetch and parse ``<name>_TRAIN`` and ``<name>_TEST`` of ``record``."""
-    paths = [fetch(record, f"{name}_{split}.{fmt}") for split in ("TRAIN", "TEST")]
+    paths = train_test_paths(record, name, fmt)
     train, test = (read_uea(p, record.name) for p in paths)
     return train, test, paths

@@ -24,7 +24,10 @@ from sklearn.preprocessing import LabelEncoder, StandardScaler
 from ..components import DatasetConfig
 from ..data.records import DatasetRecord
 from ..data.splits import lem_split, nrde_split
-from ..data.uea_archive import load_train_test, uea_record
+from ..data.cache import cached
+from ..data.fetch import sha256_of
+from ..data.uea_archive import train_test_paths, uea_record
+from ..data.uea_format import read_uea
 from ..errors import InputError
 from ..series import DataBundle, SeriesSplit, TaskInfo
 
@@ -63,18 +66,10 @@ class EigenWormsConfig(DatasetConfig):
         return TaskInfo("multiclass", 5)
 
     def load(self, smoke: bool = False) -> DataBundle:
-        train, test, paths = load_train_test(RECORD, NAME, "arff")
-        cases = train.series + test.series
-        if len({c.shape[1] for c in cases}) != 1:
-            raise InputError(f"dataset '{self.kind}': {paths[0]}, {paths[1]}: series of "
-                             f"unequal length; EigenWorms has 17,984 steps per series")
-        encoder = LabelEncoder().fit(train.labels)
-        if unseen := set(test.labels) - set(encoder.classes_):
-            raise InputError(f"dataset '{self.kind}': {paths[1]}: labels {sorted(unseen)} do not "
-                             f"occur in {paths[0]}")
-        y = torch.tensor(encoder.transform(train.labels + test.labels), dtype=torch.long)
-        y = y - y.min()
-        x = np.stack(cases).transpose(0, 2, 1).astype(np.float32)
+        paths = train_test_paths(RECORD, NAME, "arff")
+        key = {"dataset": self.kind, "sources": [sha256_of(p) for p in paths], "version": 1}
+        raw = cached(key, lambda: self._read(paths))
+        x, y = raw["x"].numpy(), raw["y"]
         length = x.shape[1]
         time = np.broadcast_to(torch.linspace(0, 1, length).numpy()[None, :, None],
                                (x.shape[0], length, 1))
@@ -91,3 +86,18 @@ class EigenWormsConfig(DatasetConfig):
                                       y=y[torch.as_tensor(index)]))
         return DataBundle(*splits, self.task(),
                           info={"split": self.split, "sources": [str(p) for p in paths]})
+
+    def _read(self, paths) -> dict[str, torch.Tensor]:
+        """Series (N, L, 6) float32 of train then test, and labels encoded from the train ones."""
+        train, test = (read_uea(p, RECORD.name) for p in paths)
+        cases = train.series + test.series
+        if len({c.shape[1] for c in cases}) != 1:
+            raise InputError(f"dataset '{self.kind}': {paths[0]}, {paths[1]}: series of "
+                             f"unequal length; EigenWorms has 17,984 steps per series")
+        encoder = LabelEncoder().fit(train.labels)
+        if unseen := set(test.labels) - set(encoder.classes_):
+            raise InputError(f"dataset '{self.kind}': {paths[1]}: labels {sorted(unseen)} do not "
+                             f"occur in {paths[0]}")
+        y = torch.tensor(encoder.transform(train.labels + test.labels), dtype=torch.long)
+        x = np.stack(cases).transpose(0, 2, 1).astype(np.float32)
+        return {"x": torch.from_numpy(x), "y": y - y.min()}

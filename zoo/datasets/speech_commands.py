@@ -22,7 +22,7 @@ from pydantic import Field
 
 from ..components import DatasetConfig
 from ..data.cache import cached
-from ..data.fetch import fetch, locate
+from ..data.fetch import fetch, locate, sha256_of
 from ..data.mfcc import mfcc
 from ..data.ncde_pipeline import ncde_bundle
 from ..data.records import DatasetRecord, RemoteFile
@@ -47,7 +47,7 @@ RECORD = DatasetRecord(
         RemoteFile(TEST_SET,
                    ("http://download.tensorflow.org/data/speech_commands_test_set_v0.02.tar.gz",),
                    note="the official test set only; no checksum is published"),
-        RemoteFile(SUBSET, (),
+        RemoteFile(SUBSET, (), size=22426755,
                    sha256="68a4530be569316492a2c9c4c6c2e7523aadee5a52995d8f2effa1a0bdb10f06",
                    note="not an official file: the first 100 clips (by name) of each of the ten "
                         "words of the official test set, kept in a mirror"),
@@ -113,7 +113,7 @@ class SpeechCommandsConfig(DatasetConfig):
         name = self.source()
         archive = fetch(RECORD, name)
         per_word = SMOKE_PER_WORD if smoke else None
-        key = {"dataset": self.kind, "archive": name, "size": archive.stat().st_size,
+        key = {"dataset": self.kind, "archive": name, "sha256": sha256_of(archive),
                "per_word": per_word, "version": 1}
 
         def build() -> dict[str, torch.Tensor]:

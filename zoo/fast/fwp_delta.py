@@ -15,8 +15,8 @@ from .fwp_stages import coupling, stage_responses, step_weights
 from .grid import FixedGrid
 
 
-def pre_delta_states(writes: Write, grid: FixedGrid, w0: torch.Tensor) -> torch.Tensor:
-    """W at every grid point (N+1, B, H, h, h)."""
+def pre_delta_states(writes: Write, grid: FixedGrid, w0: torch.Tensor) -> list[torch.Tensor]:
+    """W at every grid point (N+1 of (B, H, h, h))."""
     h = writes.key.shape[-1]
     rate, target = writes.rate.unbind(1), torch.cat([writes.value, writes.key], -1).unbind(1)
     rs = stage_responses([None] * grid.tableau.stages, coupling(grid, writes.key),
@@ -27,4 +27,4 @@ def pre_delta_states(writes: Write, grid: FixedGrid, w0: torch.Tensor) -> torch.
     for z_n, u_n, k_n in zip(z.unbind(0), u.unbind(0), right.unbind(0)):
         W = W + (z_n - W @ u_n) @ k_n
         states.append(W)
-    return torch.stack(states)
+    return states

@@ -15,8 +15,8 @@ from .grid import FixedGrid
 
 
 def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
-                    w0: torch.Tensor) -> torch.Tensor:
-    """W at every grid point (N+1, B, H, h, h)."""
+                    w0: torch.Tensor) -> list[torch.Tensor]:
+    """W at every grid point (N+1 of (B, H, h, h))."""
     probes = rule.probe(writes)  # (N, S, B, H, h)
     mix, right = coupling(grid, probes).unbind(0), step_weights(grid, probes).unbind(0)
     reads = probes.movedim(1, -1).unbind(0)  # (B, H, h, S) per step
@@ -29,5 +29,4 @@ def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
         rs = stage_responses(base, mix[n], lambda s, m: rule.response(stages[n][s], m))
         W = W + torch.stack(rs, -1) @ right[n]
         states.append(W)
-    states = torch.stack(states)
-    return states.transpose(-1, -2) if rule.transposed else states
+    return [W.transpose(-1, -2) for W in states] if rule.transposed else states

@@ -60,19 +60,23 @@ class FixedGrid:
         lam = torch.where(exact, torch.ones_like(t[1:]), (t[1:] - g[n]) / (g[n + 1] - g[n]))
         return torch.cat([n.new_full((1,), -1), n]), torch.cat([t.new_ones(1), lam])
 
-    def outputs(self, states: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """States at the output times (T, ...) from the states at the grid points (N+1, B, ...);
-        with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...)."""
+    def outputs(self, states: list[torch.Tensor], rows: torch.Tensor | None = None
+                ) -> torch.Tensor:
+        """States at the output times (T, B, ...) from the states at the grid points (N+1 of
+        (B, ...)); with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...).
+        Only the grid states that are needed are stacked."""
         n, lam = self._locate()
-        index: tuple[torch.Tensor, ...] = ()
+        batch: tuple[torch.Tensor, ...] = ()
         if rows is not None:
             n, lam = n[rows], lam[rows]
-            index = (torch.arange(len(rows), device=rows.device),)
-        upper = states[(n + 1, *index)]
+            batch = (torch.arange(len(rows), device=rows.device),)
+        needed, position = torch.unique(torch.cat([n + 1, n.clamp(min=0)]), return_inverse=True)
+        stacked = torch.stack([states[i] for i in needed.tolist()])
+        upper = stacked[(position[:len(n)], *batch)]
         if bool((lam == 1).all()):
             return upper
-        lower = states[(n.clamp(min=0), *index)]
-        lam = lam.to(states.dtype).view(-1, *(1,) * (upper.dim() - 1))
+        lower = stacked[(position[len(n):], *batch)]
+        lam = lam.to(upper.dtype).view(-1, *(1,) * (upper.dim() - 1))
         return torch.where(lam == 1, upper, lower + lam * (upper - lower))
 
     def increment_weights(self, rows: torch.Tensor) -> torch.Tensor:

@@ -176,6 +176,21 @@ def _controls_providing(needed: frozenset[str]) -> list[str]:
     return sorted(n for n, c in registry.loadable("controls").items() if needed <= c.provides)
 
 
+def _check_reproduces(spec: Any, src: Source) -> list[str]:
+    """``reproduces`` must name an entry of the published-results registry."""
+    if spec.reproduces is None:
+        return []
+    from ..results.registry import DEFAULT_ROOT, load_registry
+
+    if not DEFAULT_ROOT.is_dir():  # an installed copy without the repository's registry/
+        return []
+    known = load_registry().entries
+    if spec.reproduces in known:
+        return []
+    return [f"{src.where(('reproduces',))}: reproduces: '{spec.reproduces}' is not an entry of "
+            f"the results registry{did_you_mean(spec.reproduces, known)}"]
+
+
 def validate_source(src: Source) -> BaseModel:
     """Validate parsed data, then the cross-section constraints of each component."""
     try:
@@ -186,6 +201,7 @@ def validate_source(src: Source) -> BaseModel:
     except PluginError as exc:
         raise SpecError([f"{src.origin}: {exc}"]) from None
     problems = [f"{src.where(tuple(d.split('.')))}: {d}: {m}" for d, m in compatibility(spec)]
+    problems += _check_reproduces(spec, src)
     for component in (spec.data, spec.model.control, spec.model.field, spec.model.solver,
                       spec.model.backprop, spec.model.readout):
         for dotted, message in component.check(spec):

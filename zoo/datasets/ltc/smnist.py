@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ...data.idx import read_idx
+from ...data.idx_format import read_idx
 from ...data.readers import reading
 from ...data.records import DatasetRecord, RemoteFile
 from ...series import TaskInfo
@@ -54,16 +54,13 @@ class SMNISTConfig(LTCDataset):
         return TaskInfo("multiclass", 10, class_names=tuple(map(str, range(10))))
 
     def _read(self, paths: dict[str, Path], images: str, labels: str):
-        x, y = self._idx(paths, images), self._idx(paths, labels)
+        x = read_idx(paths[images], self.kind, ndim=3)
+        y = read_idx(paths[labels], self.kind, ndim=1)
         with reading(self.kind, paths[images]):
             if x.ndim != 3 or x.shape[1:] != (28, 28) or y.shape != (len(x),):
                 raise ValueError(f"expected (n, 28, 28) images and n labels, got {x.shape} "
                                  f"and {y.shape}")
         return x.astype(np.float32) / 255.0, y.astype(np.int64)
-
-    def _idx(self, paths: dict[str, Path], name: str) -> np.ndarray:
-        with reading(self.kind, paths[name]):
-            return read_idx(paths[name])
 
     def arrays(self, paths: dict[str, Path]) -> dict[str, np.ndarray]:
         train_x, train_y = self._read(paths, "train-images-idx3-ubyte.gz",
