@@ -8,6 +8,11 @@ import torch
 from torch import nn
 
 
+def matrix_times(F: torch.Tensor, drive: torch.Tensor) -> torch.Tensor:
+    """F · drive for F (B, h, C) and drive (B, C): (B, h)."""
+    return (F @ drive.unsqueeze(-1)).squeeze(-1)
+
+
 class MatrixFieldFunc(nn.Module):
     """dz/dt = F(z) · drive(t), F(z) ∈ R^{h×C}; ``drive`` is ``path.derivative`` for a CDE
     (dz = F(z) dX) or ``path.evaluate`` for a log-signature RDE (facts §2.4)."""
@@ -17,4 +22,4 @@ class MatrixFieldFunc(nn.Module):
         self.field, self.drive = field, drive
 
     def forward(self, t: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-        return (self.field(z) @ self.drive(t).unsqueeze(-1)).squeeze(-1)
+        return matrix_times(self.field(z), self.drive(t))

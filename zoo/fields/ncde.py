@@ -5,6 +5,8 @@ f_θ(z) = tanh(L_out(ReLU(... ReLU(L_in(z)) ...))) reshaped to (hidden × channe
 L_in: h→hh, (layers−1) × Linear(hh→hh), L_out: hh→h·u.
 z(t0) = Linear(u→h)(X(t0)), or a network of the static features (sepsis).
 The features are z at each series' final index (or at every step for per-step tasks).
+Fast path (:func:`zoo.fast.lean.lean_solve`): dX/dt at every stage time in one call, then a loop
+over f_θ(z) · dX/dt only.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
-from .initial import StaticNetwork, final_states, first_observation, step_states
+from ..fast.choice import implementation
+from ..fast.lean import lean_solve
+from .initial import StaticNetwork, final_states, first_observation, output_index, step_states
+from .matrix_func import MatrixFieldFunc, matrix_times
 
 
 class FinalTanh(nn.Module):
@@ -38,17 +43,6 @@ class FinalTanh(nn.Module):
         return torch.tanh(self.linear_out(z)).view(*z.shape[:-1], self.hidden, self.channels)
 
 
-class CDEFunc(nn.Module):
-    """The ODE right-hand side f_θ(z) · dX/dt(t) for one path."""
-
-    def __init__(self, field: nn.Module, path):
-        super().__init__()
-        self.field, self.path = field, path
-
-    def forward(self, t: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-        return (self.field(z) @ self.path.derivative(t).unsqueeze(-1)).squeeze(-1)
-
-
 class NeuralCDE(nn.Module):
     def __init__(self, cfg: NCDEConfig, ctx: BuildContext):
         super().__init__()
@@ -62,13 +56,20 @@ class NeuralCDE(nn.Module):
             self.initial = nn.Linear(ctx.shape.input_channels, cfg.hidden)
         self.vector_field = FinalTanh(u, cfg.hidden, cfg.hidden_hidden, cfg.layers)
         self.features = cfg.hidden
+        self.implementation_used = implementation(ctx)
 
     def forward(self, path, batch) -> torch.Tensor:
         if self.initial_kind == "static":
             z0 = self.initial(batch.static)
         else:
             z0 = self.initial(first_observation(path))
-        zs = self.integrate(CDEFunc(self.vector_field, path), z0, path.grid_points)
+        if self.implementation_used == "fast":
+            rows = None if self.per_step else output_index(path, batch)
+            zs = lean_solve(self.integrate, path.grid_points, z0, lambda t: (path.derivative(t),),
+                            lambda z, dx: matrix_times(self.vector_field(z), dx), rows)
+            return step_states(zs, path, batch) if self.per_step else zs
+        zs = self.integrate(MatrixFieldFunc(self.vector_field, path.derivative), z0,
+                            path.grid_points)
         return step_states(zs, path, batch) if self.per_step else final_states(zs, path, batch)
 
 

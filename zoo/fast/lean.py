@@ -1,0 +1,34 @@
+"""Lean fixed-grid solve: the control at every stage time in one call, then a loop that
+evaluates only the state-dependent part of the field.
+
+dy/dt = field(y, *inputs(t)) where ``inputs`` (control values, derivatives, and any
+state-independent function of them) is evaluated once at all N·S stage times; the loop then
+takes torchdiffeq's steps (:func:`.tableau.integrate`) on :class:`.grid.FixedGrid`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from .grid import FixedGrid
+from .tableau import integrate
+
+#: stage times (M,) -> state-independent inputs, each (B, M, ·)
+StageInputs = Callable[[torch.Tensor], tuple[torch.Tensor, ...]]
+
+
+def lean_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: StageInputs,
+               field: Callable[..., torch.Tensor], rows: torch.Tensor | None = None
+               ) -> torch.Tensor:
+    """y at the output times ``t`` (T, B, ...), or at output index rows[b] per sample (B, ...)."""
+    grid = FixedGrid.plan(integrator, t)
+    inputs = list(zip(*(x.movedim(1, 0).unbind(0)
+                        for x in stage_inputs(grid.stage_times(y0.dtype)))))
+    stages = grid.tableau.stages
+
+    def f(n: int, s: int, y: torch.Tensor) -> torch.Tensor:
+        return field(y, *inputs[n * stages + s])
+
+    return grid.outputs(integrate(grid.tableau, f, y0, grid.dt.to(y0.dtype)), rows)
