@@ -150,3 +150,31 @@ def test_reproduces_must_name_a_registry_entry(write_spec):
     assert "did you mean 'irie2022/table1/speech/cde-delta'?" in msg
     spec, _ = load_spec(write_spec(SPEC + "reproduces: irie2022/table1/speech/cde-delta\n"))
     assert spec.reproduces == "irie2022/table1/speech/cde-delta"
+
+
+def test_cde_field_with_raw_steps_control_says_what_would_work(write_spec):
+    path = write_spec(SPEC.replace("kind: natural_cubic", "kind: raw_steps"))
+    [msg] = problems(path)
+    assert msg.startswith(f"{path}:5:19: model.control.kind: field 'ncde' needs a control that "
+                          f"provides derivative, evaluate, but 'raw_steps' provides steps")
+    assert "natural_cubic" in msg.split("use one of:")[1]
+
+
+def test_adjoint_with_unrolled_solver_and_wrong_solver_kind(write_spec):
+    ltc = (SPEC.replace("kind: natural_cubic", "kind: raw_steps")
+           .replace("    kind: ncde\n    hidden: 8", "    kind: ltc")
+           .replace("{kind: torchdiffeq, method: rk4}", "{kind: ltc_fused}"))
+    spec, _ = load_spec(write_spec(ltc))
+    assert spec.model.field.kind == "ltc"
+    msgs = problems(write_spec(ltc.replace("  readout:", "  backprop: {kind: adjoint}\n  readout:")))
+    assert any("model.backprop.kind: solver 'ltc_fused' cannot run the continuous adjoint; use "
+               "backprop kind 'direct'" in m for m in msgs)
+    [msg] = problems(write_spec(ltc.replace("{kind: ltc_fused}", "{kind: torchdiffeq}")))
+    assert "model.solver.kind: field 'ltc' is integrated with solver kind ltc_fused or unfold" in msg
+
+
+def test_heads_must_divide_d_model(write_spec):
+    path = write_spec(SPEC.replace("    kind: ncde\n    hidden: 8",
+                                   "    kind: fwp\n    d_model: 30\n    heads: 4"))
+    [msg] = problems(path)
+    assert "model.field" in msg and "heads" in msg
