@@ -15,7 +15,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml plugins/zoo-example-plugin/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)

@@ -72,10 +72,19 @@ def _write_mnist(mirror: Path) -> None:
     _ltc_formats().write_mnist(mirror, n_train=200, n_test=40)
 
 
+def _write_uea(mirror: Path) -> None:
+    uea = _test_module("datasets/test_uea.py")
+    folder = mirror / "uea"
+    folder.mkdir(parents=True, exist_ok=True)
+    uea.eigenworms_files(folder, length=41)
+    uea.character_files(folder)
+
+
 # Datasets that the local mirror lacks (or holds only in part, e.g. MNIST's test split):
 # the writer that puts small official-format files into a temporary mirror.
 WRITERS = {"har": _write_har, "power": _write_power, "person": _write_person,
-           "smnist": _write_mnist}
+           "smnist": _write_mnist, "eigenworms": _write_uea,
+           "character_trajectories": _write_uea}
 # Mirror folders that are complete enough for a smoke load (see ../shared/data/README.md).
 REAL = {"cheetah": "ltc/cheetah", "gesture": "ltc/gesture", "occupancy": "ltc/occupancy",
         "ozone": "ltc/ozone", "traffic": "ltc/traffic", "speech_commands": "speech_commands",
@@ -97,7 +106,7 @@ def temp_mirror(tmp_path_factory):
         if (SHARED_DATA / folder).is_dir():
             (root / folder).parent.mkdir(parents=True, exist_ok=True)
             (root / folder).symlink_to(SHARED_DATA / folder)
-    for write in WRITERS.values():
+    for write in dict.fromkeys(WRITERS.values()):
         write(root)
     return root
 

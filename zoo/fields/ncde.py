@@ -22,7 +22,7 @@ from ..components import FieldConfig
 from ..fast.choice import implementation
 from ..fast.lean import lean_solve
 from .initial import StaticNetwork, final_states, first_observation, output_index, step_states
-from .matrix_func import MatrixFieldFunc, matrix_times
+from .matrix_func import MatrixFieldFunc, matrix_times_elementwise
 
 
 class FinalTanh(nn.Module):
@@ -66,7 +66,7 @@ class NeuralCDE(nn.Module):
         if self.implementation_used == "fast":
             rows = None if self.per_step else output_index(path, batch)
             zs = lean_solve(self.integrate, path.grid_points, z0, lambda t: (path.derivative(t),),
-                            lambda z, dx: matrix_times(self.vector_field(z), dx), rows)
+                            lambda z, dx: matrix_times_elementwise(self.vector_field(z), dx), rows)
             return step_states(zs, path, batch) if self.per_step else zs
         zs = self.integrate(MatrixFieldFunc(self.vector_field, path.derivative), z0,
                             path.grid_points)
