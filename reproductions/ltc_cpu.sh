@@ -22,7 +22,7 @@ jobs() {  # EPOCHS SPEC...: one line per spec and seed
 {
   jobs "${EPOCHS_CHEETAH:-5}" $S/table6/half-cheetah/{ltc,lstm,ctrnn,node,ctgru}.yaml
   jobs "${EPOCHS_GESTURE:-10}" $S/table3/gesture/{ltc,lstm}.yaml
-  jobs "${EPOCHS_OZONE:-12}" $S/table3/ozone/{ltc,lstm}.yaml
+  jobs "${EPOCHS_OZONE:-4}" $S/table3/ozone/{ltc,lstm}.yaml
 } | xargs -P 2 -L 1 sh -c 'echo "start $0 seed $1 ($2 epochs) $(date +%T)"; \
     .venv/bin/zoo run "$0" --seed "$1" -o train.epochs="$2" --tracking-uri "'"$URI"'" \
     --no-progress 2>&1 | grep -E "^run |rror" ; echo "done  $0 seed $1 $(date +%T)"'

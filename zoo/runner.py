@@ -144,7 +144,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
     session = _Session(spec, opts, tracker)
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
             "zoo.device": str(session.device), "zoo.seed": str(spec.seed),
-            "zoo.smoke": str(opts.smoke).lower()}
+            "zoo.smoke": str(opts.smoke).lower(),
+            "zoo.implementation": getattr(session.model.body, "implementation_used", "generic")}
     if commit := _git_commit():
         tags["zoo.git_commit"] = commit
     if spec.reproduces:
@@ -153,7 +154,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
         tags["zoo.partial_data"] = session.bundle.partial
     run_id = tracker.start(spec.tracking.experiment or spec.name or "zoo", 
                            spec.tracking.run_name or f"{spec.name}-seed{spec.seed}", tags)
-    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters)")
+    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
+             f"{tags['zoo.implementation']} path)")
     params = flatten(spec.model_dump(mode="json"))
     params["model.n_parameters"] = str(count_parameters(session.model))
     tracker.log_params(params)

@@ -15,7 +15,6 @@ from zoo.fields.fwp.vector_field import LearningRuleField
 from zoo.model import ZooModel, count_parameters
 from zoo.series import TaskInfo
 from zoo.spec.schema import spec_model
-from zoo.spec.sections import InitialSpec
 
 
 def make_model(field, u=3, n=4, static=0, initial="auto", backprop="direct", step=0.5,
@@ -90,12 +89,14 @@ def test_parameter_count_matches_authors_models(field, data, expected):
     ({"rule": "delta", "d_model": 128, "heads": 16, "d_ff": 64, "delta": "post"}, 89_781),
 ])
 def test_parameter_count_eigenworms_depth2(field, expected):
-    # depth-2 log-signature: 7 raw channels -> 28 path channels; head Linear(d -> 5)
-    cfg = FWPConfig(form="ode", **field)
-    ctx = SimpleNamespace(input_channels=28, shape=DataShape(7, 0, 10, TaskInfo("multiclass", 5)),
-                          initial=InitialSpec(kind="first_observation"), integrate=None)
-    body = cfg.build(ctx)
-    assert count_parameters(body) + cfg.d_model * 5 + 5 == expected
+    # depth-2 log-signature control: 7 raw channels -> 28 path channels; head Linear(d -> 5)
+    spec = spec_model().model_validate({
+        "data": {"kind": "irregular_sines"},
+        "model": {"control": {"kind": "logsig", "depth": 2}, "field": {"form": "ode", **field,
+                  "kind": "fwp"}, "initial": {"kind": "first_observation"},
+                  "solver": {"kind": "torchdiffeq"}, "readout": {"kind": "classify"}}})
+    model = ZooModel(spec, DataShape(7, 0, 10, TaskInfo("multiclass", 5)))
+    assert count_parameters(model) == expected
 
 
 # --- (2) closed form ----------------------------------------------------------------------------

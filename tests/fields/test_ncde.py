@@ -55,7 +55,7 @@ def test_solution_equals_torchcde_cdeint():
                        channels=3, step_size=0.5).double()
     batch = tiny_batch(model)
     spline = torchcde.CubicSpline(batch.coeffs, t=batch.times)
-    z0 = model.body.initial(spline.evaluate(batch.times[0]))
+    z0 = model.body.initial.net(spline.evaluate(batch.times[0]))
     zs = torchcde.cdeint(X=spline, func=MatrixField(model.body.vector_field), z0=z0,
                          t=batch.times, adjoint=False, method="rk4", options={"step_size": 0.5})
     expected = zs[torch.arange(len(batch.y)), batch.final_index]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import torch
 
+from ..fields.initial import output_index, step_states
 from .grid import FixedGrid
 from .tableau import integrate
 
@@ -32,3 +33,14 @@ def lean_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: Stag
         return field(y, *inputs[n * stages + s])
 
     return grid.outputs(integrate(grid.tableau, f, y0, grid.dt.to(y0.dtype)), rows)
+
+
+def lean_features(integrator, path, batch, z0: torch.Tensor, stage_inputs: StageInputs,
+                  field: Callable[..., torch.Tensor], per_step: bool) -> torch.Tensor:
+    """A solved body's features by :func:`lean_solve`: z at each series' final index (B, ...),
+    or at every observation time (B, T, ...) for per-step tasks."""
+    if per_step:
+        return step_states(lean_solve(integrator, path.grid_points, z0, stage_inputs, field),
+                           path, batch)
+    return lean_solve(integrator, path.grid_points, z0, stage_inputs, field,
+                      output_index(path, batch))

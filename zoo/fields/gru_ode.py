@@ -50,9 +50,14 @@ class GRUODEFunc(nn.Module):
         self.cell, self.path, self.channels = cell, path, channels
 
     def forward(self, t: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
-        dx = self.path.derivative(t)
-        x, h = state[..., :self.channels], state[..., self.channels:].clamp(-1, 1)
-        return torch.cat([dx, self.cell(x, h) * dx[..., :1]], dim=-1)
+        return gru_ode_derivative(self.cell, self.channels, state, self.path.derivative(t))
+
+
+def gru_ode_derivative(cell: GRUODECell, channels: int, state: torch.Tensor,
+                       dx: torch.Tensor) -> torch.Tensor:
+    """[dX/dt, cell(x̃, clamp(h)) · dX₀/dt] for the state [x̃, h] and dX/dt."""
+    x, h = state[..., :channels], state[..., channels:].clamp(-1, 1)
+    return torch.cat([dx, cell(x, h) * dx[..., :1]], dim=-1)
 
 
 class GRUODE(SolvedBody):
@@ -62,8 +67,16 @@ class GRUODE(SolvedBody):
                          channels + hidden)
         self.channels = channels
 
+    has_fast_path = True
+
     def func(self, path) -> nn.Module:
         return GRUODEFunc(self.vector_field, path, self.channels)
+
+    def stage_inputs(self, path, times):
+        return (path.derivative(times),)
+
+    def stage_field(self, z, dx):
+        return gru_ode_derivative(self.vector_field, self.channels, z, dx)
 
     def z0(self, path, batch) -> torch.Tensor:
         h0 = self.initial(path, batch)

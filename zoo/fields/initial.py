@@ -43,6 +43,20 @@ def output_index(path, batch) -> torch.Tensor:
     return path.map_index(index) if hasattr(path, "map_index") else index
 
 
+def solve_at(integrate, func, y0: torch.Tensor, path, rows: torch.Tensor | None = None
+             ) -> torch.Tensor:
+    """Solve on ``path.grid_points``: the state at grid index ``rows[b]`` per sample (B, ...),
+    or at every grid point (T, B, ...) when ``rows`` is None. For per-sample reads only the
+    needed grid times are requested (fixed steps still come from the whole grid), so a
+    continuous-adjoint solve keeps a few states in memory instead of one per grid point."""
+    grid = path.grid_points
+    if rows is None:
+        return integrate(func, y0, grid)
+    needed, position = torch.unique(torch.cat([rows.new_zeros(1), rows]), return_inverse=True)
+    states = integrate(func, y0, grid[needed], grid=grid)
+    return states[position[1:], torch.arange(rows.shape[0], device=rows.device)]
+
+
 def final_states(states: torch.Tensor, path, batch) -> torch.Tensor:
     """Each sample's state at its last observation, from solver output (T, B, ...) on
     ``path.grid_points``."""

@@ -48,8 +48,16 @@ class JacobianField(nn.Module):
             if linear.bias is not None:
                 nn.init.zeros_(linear.bias)
 
+    def inputs(self, x: torch.Tensor, dx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The state-independent part (W_x X, W_x Ẋ)."""
+        return self.x_in(x), F.linear(dx, self.x_in.weight)
+
     def forward(self, x: torch.Tensor, dx: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        l1 = self.x_in(x) + self.h_in(h)
+        return self.from_inputs(h, *self.inputs(x, dx))
+
+    def from_inputs(self, h: torch.Tensor, wx: torch.Tensor, wdx: torch.Tensor) -> torch.Tensor:
+        """ḣ given the state and :meth:`inputs`."""
+        l1 = wx + self.h_in(h)
         cell = torch.tanh(self.out(torch.relu(l1)))
         slope = torch.sigmoid(l1) if self.relu_derivative == "sigmoid" else (l1 > 0).to(l1.dtype)
         tanh_slope = 1 - cell * cell
@@ -57,7 +65,7 @@ class JacobianField(nn.Module):
         def d(v: torch.Tensor) -> torch.Tensor:  # D v
             return tanh_slope * F.linear(slope * v, self.out.weight)
 
-        term = d(F.linear(dx, self.x_in.weight))  # J_x Ẋ
+        term = d(wdx)  # J_x Ẋ
         total = term
         for _ in range(self.taylor_terms - 1):
             term = d(F.linear(term, self.h_in.weight))  # J_h (previous term)
@@ -77,8 +85,16 @@ class JacobianFunc(nn.Module):
 
 
 class JacobianNCDE(SolvedBody):
+    has_fast_path = True
+
     def func(self, path) -> nn.Module:
         return JacobianFunc(self.vector_field, path)
+
+    def stage_inputs(self, path, times):
+        return self.vector_field.inputs(path.evaluate(times), path.derivative(times))
+
+    def stage_field(self, h, wx, wdx):
+        return self.vector_field.from_inputs(h, wx, wdx)
 
 
 class JacobianConfig(FieldConfig):

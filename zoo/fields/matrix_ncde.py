@@ -12,19 +12,11 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, PositiveInt
-from torch import nn
-
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from .cde_body import CDEBody
 from .initial_state import InitialState
-from .matrix_func import MatrixFieldFunc
 from .ncde import FinalTanh
-from .solved_body import SolvedBody
-
-
-class MatrixNCDE(SolvedBody):
-    def func(self, path) -> nn.Module:
-        return MatrixFieldFunc(self.vector_field, path.derivative)
 
 
 class MatrixNCDEConfig(FieldConfig):
@@ -36,7 +28,7 @@ class MatrixNCDEConfig(FieldConfig):
     requires = frozenset({"evaluate", "derivative"})
     initials = ("zeros", "first_observation")
 
-    def build(self, ctx: BuildContext) -> MatrixNCDE:
+    def build(self, ctx: BuildContext) -> CDEBody:
         u = ctx.input_channels
         field = FinalTanh(u, self.hidden, self.hidden, layers=1)
-        return MatrixNCDE(ctx, InitialState(ctx, self.hidden), field, self.hidden)
+        return CDEBody(ctx, InitialState(ctx, self.hidden), field, self.hidden)

@@ -5,8 +5,7 @@ f_θ(z) = tanh(L_out(ReLU(... ReLU(L_in(z)) ...))) reshaped to (hidden × channe
 L_in: h→hh, (layers−1) × Linear(hh→hh), L_out: hh→h·u.
 z(t0) = Linear(u→h)(X(t0)), or a network of the static features (sepsis).
 The features are z at each series' final index (or at every step for per-step tasks).
-Fast path (:func:`zoo.fast.lean.lean_solve`): dX/dt at every stage time in one call, then a loop
-over f_θ(z) · dX/dt only.
+The body is :class:`zoo.fields.cde_body.CDEBody` (with its fast path).
 """
 
 from __future__ import annotations
@@ -19,10 +18,8 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
-from ..fast.choice import implementation
-from ..fast.lean import lean_solve
-from .initial import StaticNetwork, final_states, first_observation, output_index, step_states
-from .matrix_func import MatrixFieldFunc, matrix_times_elementwise
+from .cde_body import CDEBody
+from .initial_state import InitialState
 
 
 class FinalTanh(nn.Module):
@@ -43,36 +40,6 @@ class FinalTanh(nn.Module):
         return torch.tanh(self.linear_out(z)).view(*z.shape[:-1], self.hidden, self.channels)
 
 
-class NeuralCDE(nn.Module):
-    def __init__(self, cfg: NCDEConfig, ctx: BuildContext):
-        super().__init__()
-        u = ctx.input_channels
-        self.integrate = ctx.integrate
-        self.per_step = ctx.shape.task.per_step
-        self.initial_kind = ctx.initial.kind
-        if self.initial_kind == "static":
-            self.initial = StaticNetwork(ctx.shape.static_channels, ctx.initial.hidden, cfg.hidden)
-        else:
-            self.initial = nn.Linear(ctx.shape.input_channels, cfg.hidden)
-        self.vector_field = FinalTanh(u, cfg.hidden, cfg.hidden_hidden, cfg.layers)
-        self.features = cfg.hidden
-        self.implementation_used = implementation(ctx)
-
-    def forward(self, path, batch) -> torch.Tensor:
-        if self.initial_kind == "static":
-            z0 = self.initial(batch.static)
-        else:
-            z0 = self.initial(first_observation(path))
-        if self.implementation_used == "fast":
-            rows = None if self.per_step else output_index(path, batch)
-            zs = lean_solve(self.integrate, path.grid_points, z0, lambda t: (path.derivative(t),),
-                            lambda z, dx: matrix_times_elementwise(self.vector_field(z), dx), rows)
-            return step_states(zs, path, batch) if self.per_step else zs
-        zs = self.integrate(MatrixFieldFunc(self.vector_field, path.derivative), z0,
-                            path.grid_points)
-        return step_states(zs, path, batch) if self.per_step else final_states(zs, path, batch)
-
-
 class NCDEConfig(FieldConfig):
     """Neural CDE with Kidger's FinalTanh vector field."""
 
@@ -84,5 +51,6 @@ class NCDEConfig(FieldConfig):
     requires = frozenset({"evaluate", "derivative"})
     initials = ("first_observation", "static")
 
-    def build(self, ctx: BuildContext) -> NeuralCDE:
-        return NeuralCDE(self, ctx)
+    def build(self, ctx: BuildContext) -> CDEBody:
+        field = FinalTanh(ctx.input_channels, self.hidden, self.hidden_hidden, self.layers)
+        return CDEBody(ctx, InitialState(ctx, self.hidden), field, self.hidden)

@@ -6,14 +6,22 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
-from .initial import final_states, step_states
+from ..fast.choice import implementation
+from ..fast.lean import lean_features
+from .initial import output_index, solve_at, step_states
 
 
 class SolvedBody(nn.Module):
     """Features = z at each series' final index (or at every observation time for per-step tasks).
 
     Subclasses give :meth:`func` (the right-hand side for one path) and may override :meth:`z0`.
+    A subclass with ``has_fast_path`` also splits the field into :meth:`stage_inputs` (the
+    state-independent part, evaluated at all stage times in one call) and :meth:`stage_field`
+    (the rest), run by :func:`zoo.fast.lean.lean_features` when ``implementation_used`` is
+    ``"fast"``.
     """
+
+    has_fast_path = False
 
     def __init__(self, ctx: BuildContext, initial: nn.Module, vector_field: nn.Module,
                  features: int):
@@ -23,13 +31,29 @@ class SolvedBody(nn.Module):
         self.initial = initial
         self.vector_field = vector_field
         self.features = features
+        self.implementation_used = (implementation(ctx) if self.has_fast_path
+                                    else "generic (no fast path)")
 
     def func(self, path) -> nn.Module:
+        raise NotImplementedError
+
+    def stage_inputs(self, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """State-independent inputs at the stage times (M,), each (B, M, ·)."""
+        raise NotImplementedError
+
+    def stage_field(self, z: torch.Tensor, *inputs: torch.Tensor) -> torch.Tensor:
+        """dz/dt from the state and one stage's inputs (each (B, ·))."""
         raise NotImplementedError
 
     def z0(self, path, batch) -> torch.Tensor:
         return self.initial(path, batch)
 
     def forward(self, path, batch) -> torch.Tensor:
-        zs = self.integrate(self.func(path), self.z0(path, batch), path.grid_points)
-        return step_states(zs, path, batch) if self.per_step else final_states(zs, path, batch)
+        if self.implementation_used == "fast":
+            return lean_features(self.integrate, path, batch, self.z0(path, batch),
+                                 lambda t: self.stage_inputs(path, t), self.stage_field,
+                                 self.per_step)
+        func, z0 = self.func(path), self.z0(path, batch)
+        if self.per_step:
+            return step_states(solve_at(self.integrate, func, z0, path), path, batch)
+        return solve_at(self.integrate, func, z0, path, output_index(path, batch))

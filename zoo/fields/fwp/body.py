@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ...fast.fwp import fast_weights
-from ..initial import output_index
+from ..initial import output_index, solve_at
 from .fast_weight import as_matrices, flatten
 from .vector_field import LearningRuleField
 
@@ -32,25 +32,23 @@ class FWPBody(nn.Module):
         self.per_step = per_step
         self.implementation_used = implementation
 
-    def solve(self, path, batch) -> torch.Tensor:
-        """Flat fast weights at every grid point: (T, B, heads·h·h)."""
+    def solve(self, path, batch, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """Flat fast weights (heads·h·h) at grid index rows[b] per sample, or at every grid
+        point (T, B, ·) when ``rows`` is None."""
         w0 = self.initial(self.vector_field, path, batch)
-        return self.integrate(LearningRuleField(self.vector_field, path), flatten(w0),
-                              path.grid_points)
+        return solve_at(self.integrate, LearningRuleField(self.vector_field, path), flatten(w0),
+                        path, rows)
 
     def read(self, path, t: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
         W, embedded = self.vector_field.readout_input(path, t, W)
         return self.readout(W, embedded, self.transpose)
 
     def fast_weights(self, path, batch, rows: torch.Tensor | None) -> torch.Tensor:
-        """W at grid index rows[b] per sample (B, H, h, h), or at every grid point (T, B, H, h, h)."""
+        """W at grid index rows[b] per sample (B, H, h, h), or at every grid point (T, B, …)."""
         if self.implementation_used == "fast":
             w0 = self.initial(self.vector_field, path, batch)
             return fast_weights(self.vector_field, w0, path, self.integrate, rows)
-        ys = self.solve(path, batch)
-        if rows is not None:
-            ys = ys[rows, torch.arange(ys.shape[1], device=ys.device)]
-        return as_matrices(ys, self.vector_field.heads)
+        return as_matrices(self.solve(path, batch, rows), self.vector_field.heads)
 
     def forward(self, path, batch) -> torch.Tensor:
         if self.per_step:

@@ -4,6 +4,7 @@
 ``cell: ncps`` the cell of the ncps package (Δt-scaled, different init, 2:1 excitatory E).
 Solvers: ``ltc_fused`` (paper Eq. 3, 6 unfolds) or ``unfold`` (``ltc_ex``: euler, ``ltc_rk``:
 rk4, 6 × 0.1). Train by BPTT; the TF cell's clipping runs after every optimiser step.
+Fast path: :func:`zoo.fast.ltc.ltc_sequence`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ...build_context import BuildContext
+from ...fast.ltc import ltc_sequence
 from .cell import LTCCell
 from .cell_ncps import NCPSLTCCell
 from .cell_tf import TFLTCCell
@@ -33,6 +35,7 @@ class LTCConfig(RecurrentFieldConfig):
 
     solvers = ("ltc_fused", "unfold")
     example_solver = {"kind": "ltc_fused"}
+    fast_sequence = staticmethod(ltc_sequence)
 
     @model_validator(mode="after")
     def _ncps_options(self) -> LTCConfig:

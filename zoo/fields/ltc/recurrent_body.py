@@ -4,9 +4,14 @@ A cell maps (input x_k, state, elapsed time Δt_k) to the next state; the body r
 raw steps of the path from a zero state and returns the cell outputs at every step (B, T, N)
 for per-step tasks, else at each series' final index (the last step: the repository's sMNIST
 setting). Δt_k = t_k − t_{k−1}, with the first gap used for the first step (1 for a single step).
+A field whose config names a ``fast_sequence`` (cell, x, Δt) -> states (T, B, ...) runs it when
+``model.implementation`` is ``fast`` (``implementation_used`` records which ran).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
 
 import torch
 from pydantic import Field, PositiveInt
@@ -14,7 +19,11 @@ from torch import nn
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
+from ...fast.choice import implementation
 from ..initial import final_states
+
+#: (cell, inputs (B, T, C), elapsed times (T,)) -> states after every step (T, B, *state_shape)
+Sequence = Callable[[nn.Module, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 class RecurrentCell(nn.Module):
@@ -43,21 +52,29 @@ def elapsed_times(times: torch.Tensor) -> torch.Tensor:
 class RecurrentBody(nn.Module):
     """Runs a :class:`RecurrentCell` over the raw steps of a path (BPTT through every step)."""
 
-    def __init__(self, cell: RecurrentCell, per_step: bool):
+    def __init__(self, cell: RecurrentCell, per_step: bool, fast: Sequence | None = None,
+                 implementation: str = "generic (no fast path)"):
         super().__init__()
         self.cell = cell
         self.vector_field = cell
         self.per_step = per_step
         self.features = cell.units
+        self.fast = fast
+        self.implementation_used = implementation
 
-    def forward(self, path, batch) -> torch.Tensor:
-        x = path.values
+    def sequence(self, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+        """Cell outputs after every step (T, B, units)."""
+        if self.implementation_used == "fast":
+            return self.cell.output(self.fast(self.cell, x, elapsed))
         state = x.new_zeros((x.shape[0], *self.cell.state_shape))
         outputs = []
-        for k, dt in enumerate(elapsed_times(path.times)):
+        for k, dt in enumerate(elapsed):
             state = self.cell(x[:, k], state, dt)
             outputs.append(self.cell.output(state))
-        out = torch.stack(outputs)
+        return torch.stack(outputs)
+
+    def forward(self, path, batch) -> torch.Tensor:
+        out = self.sequence(path.values, elapsed_times(path.times))
         return out.transpose(0, 1) if self.per_step else final_states(out, path, batch)
 
     def constrain(self) -> None:
@@ -73,9 +90,12 @@ class RecurrentFieldConfig(FieldConfig):
     initials = ("zeros",)
     solvers = ("unfold",)
     example_solver = {"kind": "unfold"}
+    fast_sequence: ClassVar[Sequence | None] = None
 
     def make_cell(self, ctx: BuildContext) -> RecurrentCell:
         raise NotImplementedError
 
     def build(self, ctx: BuildContext) -> RecurrentBody:
-        return RecurrentBody(self.make_cell(ctx), ctx.shape.task.per_step)
+        fast = type(self).fast_sequence
+        used = "generic (no fast path)" if fast is None else implementation(ctx, False)
+        return RecurrentBody(self.make_cell(ctx), ctx.shape.task.per_step, fast, used)

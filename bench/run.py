@@ -1,0 +1,234 @@
+"""Benchmark: generic (plain torchdiffeq/torchcde) vs fast path, same spec, weights and batch.
+
+Each case and implementation runs in a fresh subprocess, which times training steps (forward,
+backward, Adam step; median over ``--repeats`` after one warm-up step) and measures the peak
+memory of the steps: the growth of the peak resident set size over the resident size before
+the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results go to
+``docs/performance.md`` with the machine they ran on.
+
+    .venv/bin/python bench/run.py [--quick] [--cases NAME ...] [--threads N] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"}}
+RK4 = {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0}
+LTC = {"channels": 8, "length": 32, "n_out": 4, "control": {"kind": "raw_steps"},
+       "solver": {"kind": "ltc_fused", "unfolds": 6}}
+
+#: name -> (data and model options, target fast/generic speed-up or None)
+CASES: dict[str, tuple[dict, float | None]] = {
+    "fwp-delta-cde": ({**SPEECH, "field": {"kind": "fwp", "rule": "delta", "form": "cde",
+                                           "d_model": 80, "heads": 4, "d_ff": 320}}, 8.0),
+    "fwp-hebb-cde": ({**SPEECH, "field": {"kind": "fwp", "rule": "hebb", "form": "cde",
+                                          "d_model": 128, "heads": 32, "d_ff": 512}}, 20.0),
+    "fwp-delta-ode": ({**SPEECH, "field": {"kind": "fwp", "rule": "delta", "form": "ode",
+                                           "d_model": 160, "heads": 16, "d_ff": 80}}, 8.0),
+    "fwp-oja-cde": ({**SPEECH, "field": {"kind": "fwp", "rule": "oja", "form": "cde",
+                                         "d_model": 128, "heads": 32, "d_ff": 512}}, 3.0),
+    "fwp-eigenworms-postdelta": (
+        {"channels": 7, "length": 17_984, "n_out": 5, "batch": 16, "initial": "first_observation",
+         "control": {"kind": "logsig", "depth": 1, "step": 4},
+         "field": {"kind": "fwp", "rule": "delta", "delta": "post", "form": "ode",
+                   "d_model": 128, "heads": 16, "d_ff": 64}}, 3.0),
+    "ncde-speech": ({**SPEECH, "field": {"kind": "ncde", "hidden": 90, "hidden_hidden": 40,
+                                         "layers": 4}}, 1.5),
+    "ltc-32-b16": ({**LTC, "batch": 16, "field": {"kind": "ltc", "units": 32}}, 2.0),
+    "ltc-32-b256": ({**LTC, "batch": 256, "field": {"kind": "ltc", "units": 32}}, 2.0),
+    "jacobian-ncde": ({"channels": 3, "length": 101, "n_out": 10,
+                       "control": {"kind": "hermite_cubic"},
+                       "field": {"kind": "jacobian", "hidden": 128}}, None),
+    "matrix-ncde": ({"channels": 3, "length": 101, "n_out": 10,
+                     "control": {"kind": "hermite_cubic"},
+                     "field": {"kind": "matrix_ncde", "hidden": 128}}, None),
+}
+#: adjoint-mode memory: (case, sequence-length factor)
+ADJOINT = [("ncde-speech", 1), ("ncde-speech", 4)]
+
+EXPLANATIONS = """\
+## What each fast path does
+
+All fast paths rebuild torchdiffeq's fixed grid exactly (`zoo/fast/grid.py`: grid points
+t0 + i·h with the last replaced by the end time, stage times t_n + c_s h_n, linear interpolation
+of the requested output times) and step with its tableaux (`zoo/fast/tableau.py`: `euler`,
+`midpoint`, `rk4` = 3/8 rule). They evaluate the control (and dX/dt) at all N·S stage times in
+one call, are differentiated by autograd (= backprop `direct`) and add N·S to the NFE count,
+as the generic solve would. Backprop `adjoint` and adaptive solvers run the generic path
+(`body.implementation_used` says which ran).
+
+* **FWP, all rules** (`zoo/fast/fwp_stages.py`): the slow net (input projection, LayerNorm,
+  key/value/β layers, softmax, σ(β), tanh) runs once over all stages. Every learning-rule
+  term is rank one, r ⊗ p, and W enters only through the read W·p, so a stage state
+  Y_s = W_n + h Σ a_sj r_j ⊗ p_j is never formed: Y_s p_s = W_n p_s + Σ a_sj h ⟨p_j, p_s⟩ r_j.
+* **FWP Hebb** (`fwp_hebb.py`): the field does not read W, so W(T) = W(t0) + Σ_{n,s}
+  w_n h_n b_s r_{n,s} ⊗ p_{n,s}: one batched contraction, no loop.
+* **FWP pre-delta Delta** (`fwp_delta.py`, ODE and CDE forms): the response β(v − Wk) is
+  affine in W, so each step is W_{n+1} = W_n + (Z_n − W_n U_n) K_nᵀ with Z, U, K (h × S)
+  computed for all steps in parallel; the sequential part is two thin matrix products per step.
+* **FWP post-delta Delta and Oja** (`fwp_rank_one.py`): per step one batched read W_n [p_s],
+  the S stage responses on (B, H, h) vectors, one rank-S update. Oja runs on Wᵀ.
+* **NCDE, matrix NCDE, GRU-ODE, Jacobian NCDE** (`zoo/fast/lean.py`): a loop over the
+  state-dependent part only (Jacobian: W_x X and W_x Ẋ are precomputed for all stages);
+  F(z)·dX/dt as a multiply-and-sum instead of a batched matrix-vector product.
+* **LTC** (`zoo/fast/ltc.py`): input map and sensory synapse sums for all steps in one call,
+  positive parameters once per sequence, recurrent synapses laid out post-major so both sums
+  are one batched product; the unfolds are the generic `unfold`.
+"""
+
+
+def build(case: str, impl: str, quick: bool, backprop: str, factor: int, dtype: torch.dtype,
+          device: str):
+    from zoo.build_context import DataShape
+    from zoo.model import ZooModel
+    from zoo.series import Batch, TaskInfo
+    from zoo.spec.schema import spec_model
+
+    opts = CASES[case][0]
+    length = opts["length"] * factor
+    if quick:
+        length = max(8, length // 4)
+    batch_size = opts.get("batch", 128)
+    spec = spec_model().model_validate({
+        "data": {"kind": "irregular_sines"},
+        "model": {"control": opts["control"], "field": opts["field"],
+                  "solver": opts.get("solver", RK4), "backprop": {"kind": backprop},
+                  "initial": {"kind": opts.get("initial", "auto")},
+                  "readout": {"kind": "classify"}, "implementation": impl}})
+    shape = DataShape(opts["channels"], 0, length, TaskInfo("multiclass", opts["n_out"]))
+    torch.manual_seed(0)
+    model = ZooModel(spec, shape).to(device, dtype)
+    gen = torch.Generator().manual_seed(0)
+    times = torch.arange(length, dtype=dtype)
+    values = torch.randn(batch_size, length, opts["channels"], generator=gen, dtype=dtype)
+    values[..., 0] = times
+    y = torch.randint(0, opts["n_out"], (batch_size,), generator=gen)
+    batch = Batch(times, spec.model.control.prepare(times, values), y,
+                  torch.full((batch_size,), length - 1)).to(torch.device(device), dtype)
+    return model, batch, length
+
+
+def resident_mb() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def worker(args) -> None:
+    torch.set_num_threads(args.threads)
+    model, batch, length = build(args.case, args.impl, args.quick, args.backprop, args.factor,
+                                 torch.float32, args.device)
+    opt = torch.optim.Adam(model.parameters(), 1e-3)
+    cuda = args.device.startswith("cuda")
+    before = torch.cuda.memory_allocated() if cuda else resident_mb()
+    times = []
+    for _ in range(args.repeats + 1):
+        if cuda:
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        model.integrator.nfe = 0
+        opt.zero_grad(set_to_none=True)
+        model.spec.model.readout.loss(model(batch), batch.y).backward()
+        opt.step()
+        if cuda:
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    peak = (torch.cuda.max_memory_allocated() / 2**20 if cuda
+            else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    step = statistics.median(times[1:])
+    print(json.dumps({"case": args.case, "impl": args.impl,
+                      "used": getattr(model.body, "implementation_used", "generic"),
+                      "length": length, "batch": len(batch.y), "step_s": step,
+                      "samples_s": len(batch.y) / step, "peak_mb": peak - before,
+                      "nfe": model.integrator.nfe}))
+
+
+def run_one(args, case: str, impl: str, backprop: str = "direct", factor: int = 1) -> dict:
+    cmd = [sys.executable, __file__, "--worker", case, impl, "--repeats", str(args.repeats),
+           "--threads", str(args.threads), "--backprop", backprop, "--factor", str(factor),
+           "--device", args.device] + (["--quick"] if args.quick else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def machine(args) -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in
+                Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+               platform.processor())
+    gpu = f", GPU {torch.cuda.get_device_name()}" if args.device.startswith("cuda") else ""
+    return (f"{cpu}, {len(__import__('os').sched_getaffinity(0))} cores{gpu}; torch "
+            f"{torch.__version__}, {args.threads} thread(s), float32, device {args.device}"
+            f"{'; --quick (sequences ÷ 4)' if args.quick else ''}")
+
+
+def report(args, rows: list[tuple[dict, dict]], adjoint: list[dict]) -> str:
+    lines = ["# Performance: fast paths vs the generic path", "",
+             f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
+             "backward + Adam step) after one warm-up, each case and implementation in a "
+             "fresh process. Written by `bench/run.py`.", "",
+             "| case | batch | length | impl | s/step | samples/s | peak MB | NFE/step | "
+             "fast/generic speed-up | target |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for generic, fast in rows:
+        speedup = generic["step_s"] / fast["step_s"]
+        target = CASES[fast["case"]][1]
+        verdict = "—" if target is None else (f"≥ {target:g}×: " +
+                                              ("met" if speedup >= target else "not met"))
+        for r in (generic, fast):
+            tail = f"**{speedup:.1f}×** | {verdict}" if r is fast else " | "
+            lines.append(f"| {r['case']} | {r['batch']} | {r['length']} | {r['used']} | "
+                         f"{r['step_s']:.3f} | {r['samples_s']:.1f} | {r['peak_mb']:.0f} | "
+                         f"{r['nfe']} | {tail} |")
+    if adjoint:
+        lines += ["", "## Adjoint mode: peak memory against sequence length", "",
+                  "| case | length | s/step | peak MB |", "|---|---|---|---|"]
+        lines += [f"| {r['case']} | {r['length']} | {r['step_s']:.3f} | {r['peak_mb']:.0f} |"
+                  for r in adjoint]
+        growth = adjoint[-1]["peak_mb"] / max(adjoint[0]["peak_mb"], 1e-9) - 1
+        lines += ["", f"Peak memory growth for a 4× longer sequence: {100 * growth:.0f} % "
+                  f"(target ≤ 20 %: {'met' if growth <= 0.2 else 'not met'})."]
+    return "\n".join(lines + ["", EXPLANATIONS])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 repeats, sequences ÷ 4")
+    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--no-adjoint", action="store_true", help="skip the adjoint memory runs")
+    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
+    parser.add_argument("--worker", nargs=2, metavar=("CASE", "IMPL"), help=argparse.SUPPRESS)
+    parser.add_argument("--backprop", default="direct", help=argparse.SUPPRESS)
+    parser.add_argument("--factor", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.repeats = args.repeats or (3 if args.quick else 5)
+    if args.worker:
+        args.case, args.impl = args.worker
+        worker(args)
+        return
+    rows = [(run_one(args, case, "generic"), run_one(args, case, "fast")) for case in args.cases]
+    adjoint = [] if args.no_adjoint else [run_one(args, case, "generic", "adjoint", factor)
+                                          for case, factor in ADJOINT]
+    args.output.write_text(report(args, rows, adjoint) + "\n")
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

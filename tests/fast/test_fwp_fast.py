@@ -1,0 +1,54 @@
+"""FWP fast paths (Hebb sum, pre-delta affine steps, post-delta/Oja lean loop) = generic."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from fast_harness import METHODS, assert_fast_equals_generic, make_model
+
+RULES = [{"rule": "hebb"}, {"rule": "delta"}, {"rule": "delta", "delta": "post"},
+         {"rule": "oja"}]
+SMALL = {"kind": "fwp", "d_model": 8, "heads": 2, "d_ff": 8}
+
+
+def field(rule: dict, form: str) -> dict:
+    return {**SMALL, **rule, "form": form}
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("form", ["ode", "cde"])
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: "-".join(r.values()))
+def test_fast_equals_generic(rule, form, method):
+    assert_fast_equals_generic(field(rule, form), method)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: "-".join(r.values()))
+def test_other_cde_forms(rule):
+    assert_fast_equals_generic(field(rule, "cde_dx_only"), "rk4")
+    assert_fast_equals_generic(field(rule, "cde_xprime_keys"), "midpoint")
+
+
+def test_paper_hebb_values():
+    assert_fast_equals_generic(field({"rule": "hebb", "hebb_cde_values": "sigmoid_tanh"}, "cde"),
+                               "rk4")
+
+
+@pytest.mark.parametrize("rule", RULES[::2], ids=lambda r: "-".join(r.values()))
+def test_per_step_and_float32(rule):
+    assert_fast_equals_generic(field(rule, "cde"), "rk4", per_step=True)
+    assert_fast_equals_generic(field(rule, "cde"), "rk4", dtype=torch.float32)
+
+
+@pytest.mark.parametrize("initial", ["zeros", "first_observation"])
+def test_initial_states(initial):
+    assert_fast_equals_generic(field({"rule": "delta"}, "ode"), "rk4", initial=initial)
+
+
+def test_adjoint_and_two_layers_run_generic():
+    with pytest.warns(UserWarning, match="generic path"):
+        model = make_model(SMALL, channels=3, backprop="adjoint", step_size=0.5)
+    assert model.body.implementation_used == "generic (adjoint)"
+    model = make_model({**SMALL, "form": "ode", "layers": 2}, channels=3, step_size=0.5)
+    assert model.body.implementation_used == "generic (two-layer model)"
+    assert make_model(SMALL, channels=3, method="dopri5").body.implementation_used \
+        == "generic (solver dopri5)"

@@ -1,0 +1,49 @@
+"""The fixed grid, stage times and output interpolation are torchdiffeq's own."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+import torchdiffeq
+
+from zoo.fast.grid import FixedGrid
+from zoo.fast.tableau import TABLEAUX, integrate
+from zoo.solvers.torchdiffeq_solver import TorchdiffeqConfig
+
+
+class Recorder(torch.nn.Module):
+    """dy/dt = A y + sin(t), recording the times it is called at."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.tensor([[-0.3, 1.0], [-1.0, -0.2]], dtype=torch.float64)
+        self.times: list[float] = []
+
+    def forward(self, t, y):
+        self.times.append(float(t))
+        return y @ self.a.T + torch.sin(t)
+
+
+@pytest.mark.parametrize("step", [1.0, 0.4, 0.3])
+@pytest.mark.parametrize("method", sorted(TABLEAUX))
+def test_grid_matches_torchdiffeq(method, step):
+    t = torch.tensor([0.0, 1.0, 2.5, 3.0, 4.7], dtype=torch.float64)
+    y0 = torch.tensor([[1.0, -0.5], [0.2, 0.3]], dtype=torch.float64)
+    func = Recorder()
+    reference = torchdiffeq.odeint(func, y0, t, method=method, options={"step_size": step})
+    integrator = SimpleNamespace(solver=TorchdiffeqConfig(method=method, step_size=step), nfe=0)
+    grid = FixedGrid.plan(integrator, t)
+    stage_times = grid.stage_times(torch.float64)
+    assert stage_times.tolist() == func.times  # bit for bit, in order
+    assert integrator.nfe == len(func.times)
+    stages = grid.tableau.stages
+    states = integrate(grid.tableau, lambda n, s, y: func(stage_times[n * stages + s], y), y0,
+                       grid.dt)
+    torch.testing.assert_close(grid.outputs(states), reference, rtol=1e-12, atol=1e-12)
+    rows = torch.tensor([4, 2])
+    torch.testing.assert_close(grid.outputs(states, rows), reference[rows, torch.arange(2)])
+    weights = grid.increment_weights(torch.arange(len(t)))
+    increments = torch.stack(states).diff(dim=0)
+    torch.testing.assert_close(y0 + torch.einsum("tn,nbc->tbc", weights, increments), reference)
