@@ -9,18 +9,16 @@ import torch
 from torch.nn import functional as F
 
 from zoo.build_context import DataShape
+from zoo.controls.raw_steps import RawStepsConfig
 from zoo.model import ZooModel
 from zoo.series import TaskInfo
 from zoo.spec.schema import spec_model
 
 
-class StepsStandIn:
-    """The ``steps`` path interface: raw ``values`` (B, T, C) on ``times`` (T,)."""
-
-    def __init__(self, values, times):
-        self.values, self.times = values, times
-        self.grid_points = times
-        self.interval = times[[0, -1]]
+def StepsStandIn(values, times):
+    """The ``steps`` path of the ``raw_steps`` control for raw ``values`` (B, T, C) on ``times``."""
+    control = RawStepsConfig()
+    return control.path(times, control.prepare(times, values))
 
 
 def make_model(field, u=3, n=2):

@@ -254,7 +254,7 @@ def test_ltc_body_runs_the_cell_over_steps(field, per_step):
     v = torch.zeros(2, 32)
     states = []
     for k in range(4):
-        v = model.body.cell(batch.coeffs[:, k], v, torch.tensor(1.0))
+        v = model.body.cell(batch.coeffs[:, k, :-1], v, torch.tensor(1.0))  # last: observed mask
         states.append(v)
     expected = torch.stack(states, 1) if per_step else states[-1]
     torch.testing.assert_close(feats, expected)

@@ -69,3 +69,27 @@ def test_adjoint_gradients_match_direct():
     direct, adjoint = adjoint_and_direct_gradients(
         {"kind": "ode_rnn", "hidden": 5, "hidden_hidden": 5})
     assert_gradients_close(direct, adjoint, rtol=2e-6)
+
+
+def test_raw_steps_jump_only_where_observed():
+    """With raw observations, a step where nothing was observed only evolves the ODE."""
+    from zoo.controls.raw_steps import RawStepsConfig
+
+    model = make_model({"kind": "ode_rnn", "hidden": 4, "hidden_hidden": 5, "layers": 2},
+                       channels=3, method="euler", control=RawStepsConfig()).double()
+    batch = tiny_batch(model)
+    times = batch.times
+    values = torch.randn(len(batch.y), len(times), 3, dtype=torch.float64)
+    values[0, 2] = float("nan")  # series 0: nothing observed at step 2
+    batch.coeffs = model.control.prepare(times, values)
+    body = model.body
+    path = model.control.path(times, batch.coeffs)
+    h = torch.zeros(len(batch.y), 4, dtype=torch.float64)
+    filled = path.values
+    for i, t in enumerate(times):
+        if i:
+            h = h + (t - times[i - 1]) * body.vector_field.net(h)
+        jumped = body.cell(filled[:, i], h)
+        h = torch.where(torch.tensor([i != 2, True, True])[:, None], jumped, h)
+    batch.final_index = torch.full_like(batch.final_index, len(times) - 1)
+    torch.testing.assert_close(body(path, batch), h)

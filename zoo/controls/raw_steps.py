@@ -4,8 +4,9 @@ Recurrent cells such as the LTC repository's models read one observation per ste
 continuous path. Missing values (NaN) are filled per channel with the last observed value
 (forward fill); values before a channel's first observation, and channels never observed, become
 0. The path keeps ``values`` (B, T, C) on the shared grid ``times`` (T,), whose differences are
-the elapsed times between steps; ``interval`` and ``grid_points`` are given for uniformity with
-the interpolating controls.
+the elapsed times between steps, and ``observed`` (B, T): whether anything was observed at a
+step (models that update only at observations, e.g. ODE-RNN, read it); ``interval`` and
+``grid_points`` are given for uniformity with the interpolating controls.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ def forward_fill(values: torch.Tensor) -> torch.Tensor:
 
 @dataclass
 class StepsPath:
-    """A batch of raw observations on a shared time grid."""
+    """A batch of raw observations on a shared time grid, and where anything was observed."""
 
     values: torch.Tensor
     times: torch.Tensor
+    observed: torch.Tensor
 
     @property
     def interval(self) -> torch.Tensor:
@@ -51,7 +53,9 @@ class RawStepsConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"steps"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-        return forward_fill(values)
+        """Filled values with the observation mask as one extra channel: (N, T, C + 1)."""
+        observed = (~torch.isnan(values)).any(-1, keepdim=True).to(values.dtype)
+        return torch.cat([forward_fill(values), observed], -1)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> StepsPath:
-        return StepsPath(coeffs, times)
+        return StepsPath(coeffs[..., :-1], times, coeffs[..., -1] > 0.5)

@@ -74,9 +74,7 @@ class ODERFWP(nn.Module):
         self.features = d
 
     def forward(self, path, batch) -> torch.Tensor:
-        values, times = path.values, path.times
-        observed = ~values.isnan().any(-1)
-        values = values.nan_to_num()
+        values, times, observed = path.values, path.times, path.observed
         b = values.shape[0]
         u = values.new_zeros(b, self.features)
         W = values.new_zeros(b, self.heads, self.h, self.h)
