@@ -57,6 +57,8 @@ CASES: dict[str, tuple[dict, float | None]] = {
                      "control": {"kind": "hermite_cubic"},
                      "field": {"kind": "matrix_ncde", "hidden": 128}}, None),
 }
+#: the adjoint in its constant-memory form (only the output times the model reads)
+ADJOINT_SECTION = {"kind": "adjoint", "outputs": "needed"}
 #: adjoint-mode memory: (case, sequence-length factor)
 ADJOINT = [("ncde-speech", 1), ("ncde-speech", 4)]
 
@@ -103,10 +105,11 @@ def build(case: str, impl: str, quick: bool, backprop: str, factor: int, dtype: 
     if quick:
         length = max(8, length // 4)
     batch_size = opts.get("batch", 128)
+    backprop_section = ADJOINT_SECTION if backprop == "adjoint" else {"kind": backprop}
     spec = spec_model().model_validate({
         "data": {"kind": "irregular_sines"},
         "model": {"control": opts["control"], "field": opts["field"],
-                  "solver": opts.get("solver", RK4), "backprop": {"kind": backprop},
+                  "solver": opts.get("solver", RK4), "backprop": backprop_section,
                   "initial": {"kind": opts.get("initial", "auto")},
                   "readout": {"kind": "classify"}, "implementation": impl}})
     shape = DataShape(opts["channels"], 0, length, TaskInfo("multiclass", opts["n_out"]))

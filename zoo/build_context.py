@@ -44,6 +44,8 @@ class Integrator:
         self.solver = solver
         self.backprop = backprop
         self.nfe = 0
+        #: whether solves must return every grid time (the adjoint's ``outputs: grid``)
+        self.dense_outputs = getattr(backprop, "outputs", "needed") == "grid"
 
     def __call__(self, func: nn.Module, y0: torch.Tensor, t: torch.Tensor,
                  grid: torch.Tensor | None = None) -> torch.Tensor:

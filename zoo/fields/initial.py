@@ -47,11 +47,15 @@ def solve_at(integrate, func, y0: torch.Tensor, path, rows: torch.Tensor | None 
              ) -> torch.Tensor:
     """Solve on ``path.grid_points``: the state at grid index ``rows[b]`` per sample (B, ...),
     or at every grid point (T, B, ...) when ``rows`` is None. For per-sample reads only the
-    needed grid times are requested (fixed steps still come from the whole grid), so a
-    continuous-adjoint solve keeps a few states in memory instead of one per grid point."""
+    needed grid times are requested (fixed steps still come from the whole grid, so the
+    solution is the same), unless the integrator wants dense outputs (the continuous adjoint
+    with ``outputs: grid``); with only the needed times an adjoint solve keeps a few states in
+    memory instead of one per grid point."""
     grid = path.grid_points
-    if rows is None:
-        return integrate(func, y0, grid)
+    if rows is None or integrate.dense_outputs:
+        states = integrate(func, y0, grid)
+        return states if rows is None else states[rows, torch.arange(rows.shape[0],
+                                                                      device=rows.device)]
     needed, position = torch.unique(torch.cat([rows.new_zeros(1), rows]), return_inverse=True)
     states = integrate(func, y0, grid[needed], grid=grid)
     return states[position[1:], torch.arange(rows.shape[0], device=rows.device)]
