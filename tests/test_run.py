@@ -140,3 +140,16 @@ def test_resume_errors(tmp_path, store, capsys):
     assert code == 2 and "no run '0123abc'" in err
     code, _, err = run_cli(["run", "x.yaml", "--resume", "0123abc"], capsys)
     assert code == 2 and "do not pass a spec" in err
+
+
+def test_smoke_run_is_tiny(write_spec, tiny_spec, store, capsys):
+    """--smoke: one epoch on a few series cut to a few steps."""
+    tiny_spec["data"].update(length=40, n_train=64)
+    tiny_spec["train"]["epochs"] = 5
+    code, _, err = run_cli(["run", str(write_spec(tiny_spec)), "--smoke", "--no-progress"],
+                           capsys)
+    assert code == 0, err
+    client, run = only_run(store)
+    assert run.data.tags["zoo.smoke"] == "true"
+    assert [m.step for m in client.get_metric_history(run.info.run_id, "train/loss")] == [1]
+    assert float(run.data.metrics["solver/nfe"]) <= 4 * 23  # rk4 over at most 24 grid points

@@ -89,6 +89,8 @@ class _Session:
         self.dtype = getattr(torch, spec.train.dtype)
         opts.say(f"loading data '{spec.data.kind}' ...")
         self.bundle = spec.data.load(smoke=opts.smoke)
+        if opts.smoke:
+            self.bundle = self.bundle.smoke()
         if self.bundle.partial:
             opts.say(f"WARNING: partial data: {self.bundle.partial}")
         seed_everything(spec.seed)

@@ -44,6 +44,14 @@ class SeriesSplit:
     def __len__(self) -> int:
         return self.values.shape[0]
 
+    def truncated(self, steps: int, per_step: bool) -> SeriesSplit:
+        """The first ``steps`` time steps (labels too for per-step tasks)."""
+        if self.values.shape[1] <= steps:
+            return self
+        return replace(self, times=self.times[:steps], values=self.values[:, :steps],
+                       y=self.y[:, :steps] if per_step else self.y,
+                       final_index=self.final_index.clamp(max=steps - 1))
+
     def subset(self, index: torch.Tensor | slice) -> SeriesSplit:
         return replace(
             self,
@@ -64,6 +72,12 @@ class DataBundle:
     task: TaskInfo
     partial: str | None = None
     info: dict = field(default_factory=dict)
+
+    def smoke(self, series: int = 16, steps: int = 24) -> DataBundle:
+        """A tiny version for ``--smoke`` checks: a few series, each cut to a few steps."""
+        cut = [split.subset(slice(0, series)).truncated(steps, self.task.per_step)
+               for split in (self.train, self.val, self.test)]
+        return replace(self, train=cut[0], val=cut[1], test=cut[2])
 
     @property
     def input_channels(self) -> int:
