@@ -91,26 +91,6 @@ REAL = {"cheetah": "ltc/cheetah", "gesture": "ltc/gesture", "occupancy": "ltc/oc
         "ozone": "ltc/ozone", "traffic": "ltc/traffic", "speech_commands": "speech_commands",
         "physionet_sepsis": "physionet2019"}
 NO_FILES = {"circle", "irregular_sines"}
-# Smoke runs that take minutes on 2 CPU cores: their datasets' smoke versions keep full-length
-# series (Speech 161 steps, Sepsis 72, ozone 626, EigenWorms' log-signature pieces) and the
-# paper-(a) models integrate them with rk4 + adjoint. Marked slow: `pytest -m "not slow"`
-# leaves them out; by default they run.
-SLOW_KINDS = {"speech_commands", "physionet_sepsis", "eigenworms", "character_trajectories",
-              "ozone"}
-
-
-def _smoke_params() -> list:
-    params = []
-    for path, name in zip(SPEC_FILES, IDS):
-        try:
-            kind = load_spec(path)[0].data.kind
-        except Exception:  # reported by test_spec_validates
-            kind = None
-        marks = [pytest.mark.slow] if kind in SLOW_KINDS else []
-        params.append(pytest.param(path, id=name, marks=marks))
-    return params
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """One MLflow store for all smoke runs (creating a SQLite store is slow)."""
@@ -160,7 +140,7 @@ def test_spec_ids_are_unique():
         seen[rid] = str(p)
 
 
-@pytest.mark.parametrize("path", _smoke_params())
+@pytest.mark.parametrize("path", SPEC_FILES, ids=IDS)
 def test_spec_smoke_run(path, store, temp_mirror, data_home, monkeypatch, capsys):
     from zoo import runner
 

@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("validate", help="check specs without running them (exit 0 or 2)")
-    p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.add_argument("specs", nargs="+", metavar="SPEC|DIR",
+                   help="spec files, or folders (every spec below, shared _bases skipped)")
     p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_validate)
 
@@ -65,10 +66,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from ..spec.files import spec_files
     from ..spec.validate import load_spec
 
     failed = False
-    for path in args.specs:
+    for path in [f for target in args.specs for f in _expand(target, spec_files)]:
         try:
             load_spec(path, args.override)
         except SpecError as exc:
@@ -80,6 +82,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         else:
             print(f"{path}: ok")
     return 2 if failed else 0
+
+
+def _expand(target: str, find) -> list:
+    """Folders become the specs below them; anything else is kept (and reported if missing)."""
+    return find(target) if Path(target).is_dir() else [target]
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

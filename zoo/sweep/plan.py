@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ..errors import InputError
 from ..runner import spec_hash
+from ..spec.files import spec_files
 from ..spec.validate import load_spec
 from .job import Job
 
@@ -23,19 +23,6 @@ def parse_seeds(text: str) -> list[int]:
             raise InputError(f"--seeds '{text}': range {first}-{last} is empty")
         seeds += [s for s in range(first, last + 1) if s not in seeds]
     return seeds
-
-
-def spec_files(target: str | Path) -> list[Path]:
-    """A spec file, or every ``*.yaml`` under a folder except files named ``_*`` (shared bases)."""
-    path = Path(target)
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise InputError(f"{target}: no such spec file or folder")
-    found = sorted(p for p in path.rglob("*.yaml") if not p.name.startswith("_"))
-    if not found:
-        raise InputError(f"{target}: no spec files (*.yaml) in this folder")
-    return found
 
 
 def plan(targets: list[str], seeds: list[int] | None, overrides: list[str],
