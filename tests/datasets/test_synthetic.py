@@ -10,7 +10,7 @@ from zoo import registry
 def test_spirals_shapes_and_direction():
     bundle = registry.get("datasets", "spirals")(n_train=64, length=50).load()
     assert bundle.train.values.shape == (64, 50, 3)
-    assert torch.equal(bundle.train.values[0, :, 0], torch.linspace(0, 1, 50))
+    torch.testing.assert_close(bundle.train.values[0, :, 0], torch.linspace(0, 1, 50))
     x, y = bundle.train.values[..., 1], bundle.train.values[..., 2]
     # signed area swept (x dy − y dx): positive anticlockwise (label 1), negative clockwise
     area = (x[:, :-1] * y.diff(dim=1) - y[:, :-1] * x.diff(dim=1)).sum(1)
