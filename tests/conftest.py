@@ -40,3 +40,14 @@ def tiny_spec():
     import copy
 
     return copy.deepcopy(TINY_SPEC)
+
+
+@pytest.fixture(scope="module")
+def float64():
+    """Run a whole module with float64 as torch's default dtype (`usefixtures("float64")`)."""
+    import torch
+
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)

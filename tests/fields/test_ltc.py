@@ -12,12 +12,7 @@ from zoo.fields.ltc.cell_tf import TF_CLIPS, TFLTCCell
 from zoo.solvers.unfold import LTCFusedConfig, UnfoldConfig
 
 
-@pytest.fixture(autouse=True, scope="module")
-def float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 def _sigmoid(x):

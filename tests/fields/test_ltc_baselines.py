@@ -10,12 +10,7 @@ from zoo.solvers.unfold import LTCFusedConfig, UnfoldConfig, rk4_step
 from zoo.spec.validate import compatibility
 
 
-@pytest.fixture(autouse=True, scope="module")
-def float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 BASELINES = [({"kind": "ctrnn"}, {"kind": "unfold"}),

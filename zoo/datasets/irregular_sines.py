@@ -12,25 +12,21 @@ import math
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 
-from ..components import DatasetConfig
-from ..series import DataBundle, SeriesSplit, TaskInfo
+from ..series import SeriesSplit, TaskInfo
+from .generated import GeneratedDataset
 
 CLASSES = ("1 Hz", "2 Hz", "3 Hz", "4 Hz")
 
 
-class IrregularSinesConfig(DatasetConfig):
+class IrregularSinesConfig(GeneratedDataset):
     """Irregularly sampled noisy oscillations, 4 frequency classes (no download)."""
 
     kind: Literal["irregular_sines"] = "irregular_sines"
-    n_train: PositiveInt = 512
-    n_val: PositiveInt = 128
-    n_test: PositiveInt = 256
     length: int = Field(50, ge=4, description="points on the regular grid before dropping")
     missing: float = Field(0.3, ge=0, lt=1, description="fraction of time points dropped")
     noise: float = Field(0.1, ge=0)
-    data_seed: int = Field(0, description="seed of the generator (independent of the run seed)")
 
     def task(self) -> TaskInfo:
         return TaskInfo("multiclass", len(CLASSES), class_names=CLASSES)
@@ -52,9 +48,3 @@ class IrregularSinesConfig(DatasetConfig):
         values[drop] = float("nan")
         return SeriesSplit(times=torch.arange(self.length, dtype=torch.float32),
                            values=values, y=label)
-
-    def load(self, smoke: bool = False) -> DataBundle:
-        gen = torch.Generator().manual_seed(self.data_seed)
-        sizes = (16, 16, 16) if smoke else (self.n_train, self.n_val, self.n_test)
-        train, val, test = (self._split(n, gen) for n in sizes)
-        return DataBundle(train, val, test, self.task())

@@ -14,11 +14,11 @@ from typing import Literal
 import torch
 from pydantic import Field, PositiveInt
 
-from ..components import DatasetConfig
-from ..series import DataBundle, SeriesSplit, TaskInfo
+from ..series import SeriesSplit, TaskInfo
+from .generated import GeneratedDataset
 
 
-class SpiralsConfig(DatasetConfig):
+class SpiralsConfig(GeneratedDataset):
     """Clockwise vs. anticlockwise spirals with a time channel (torchcde's example data)."""
 
     kind: Literal["spirals"] = "spirals"
@@ -27,7 +27,6 @@ class SpiralsConfig(DatasetConfig):
     n_test: PositiveInt = 128
     length: int = Field(100, ge=4, description="points per spiral")
     noise: float = Field(0.02, ge=0)
-    data_seed: int = Field(0, description="seed of the generator (independent of the run seed)")
 
     def task(self) -> TaskInfo:
         return TaskInfo("multiclass", 2, class_names=("clockwise", "anticlockwise"))
@@ -45,8 +44,3 @@ class SpiralsConfig(DatasetConfig):
         time = (t / t[-1]).expand(n, -1)[..., None]
         return SeriesSplit(times=torch.arange(self.length, dtype=torch.float32),
                            values=torch.cat([time, path], -1), y=label)
-
-    def load(self, smoke: bool = False) -> DataBundle:
-        gen = torch.Generator().manual_seed(self.data_seed)
-        sizes = (16, 16, 16) if smoke else (self.n_train, self.n_val, self.n_test)
-        return DataBundle(*(self._split(n, gen) for n in sizes), task=self.task())
