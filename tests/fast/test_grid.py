@@ -37,6 +37,10 @@ def test_grid_matches_torchdiffeq(method, step):
     grid = FixedGrid.plan(integrator, t)
     stage_times = grid.stage_times(torch.float64)
     assert stage_times.tolist() == func.times  # bit for bit, in order
+    distinct, index = grid.distinct_stages(torch.float64)
+    assert distinct[index.flatten()].tolist() == func.times
+    assert len(set(distinct.tolist())) == len(distinct)
+    assert len(distinct) == (3 * grid.steps + 1 if method == "rk4" else len(func.times))
     assert integrator.nfe == len(func.times)
     stages = grid.tableau.stages
     states = integrate(grid.tableau, lambda n, s, y: func(stage_times[n * stages + s], y), y0,

@@ -26,7 +26,7 @@ def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
     states = [W]
     for n in range(grid.steps):
         base = list((W @ reads[n]).unbind(-1))
-        rs = stage_responses(base, mix[n], lambda s, m: rule.response(stages[n][s], m))
+        rs = stage_responses(base, mix[n], lambda s, m: rule.response(stages[n][s], m, True))
         W = W + torch.stack(rs, -1) @ right[n]
         states.append(W)
     return [W.transpose(-1, -2) for W in states] if rule.transposed else states

@@ -19,13 +19,17 @@ from ..fields.fwp.rules import Write
 from .grid import FixedGrid
 
 
-def stage_writes(update, path, grid: FixedGrid, dtype: torch.dtype) -> Write:
-    """``update.write`` at every stage time in one call; fields shaped (N, S, B, H, ·)."""
-    times = grid.stage_times(dtype)
-    inputs = update.inputs(path, times)  # (B, N·S, C) each
-    w = update.write(*inputs)
-    shape = (grid.steps, grid.tableau.stages)
-    return Write(*(x.movedim(1, 0).unflatten(0, shape) for x in (w.key, w.value, w.rate)))
+def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
+                    ) -> tuple[Write, torch.Tensor]:
+    """``update.write`` at the distinct stage times in one call, fields (B, U, H, ·), and each
+    stage's position among them (N, S) (:meth:`FixedGrid.distinct_stages`)."""
+    times, index = grid.distinct_stages(dtype)
+    return update.write(*update.inputs(path, times), fast=True), index.to(path.grid_points.device)
+
+
+def per_stage(writes: Write, index: torch.Tensor) -> Write:
+    """Distinct-stage writes (B, U, H, ·) laid out per stage, (N, S, B, H, ·)."""
+    return Write(*(x.movedim(1, 0)[index] for x in (writes.key, writes.value, writes.rate)))
 
 
 def coupling(grid: FixedGrid, probes: torch.Tensor) -> torch.Tensor:

@@ -52,6 +52,22 @@ class FixedGrid:
         times = [t0 if c == 0 else t1 if c == 1 else t0 + dt * c for c in self.tableau.c]
         return torch.stack(times, 1).flatten().to(dtype)
 
+    def distinct_stages(self, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+        """Distinct stage times (U,) and each stage's position among them (N, S).
+
+        A last stage at c = 1 sits at g_{n+1}, bit for bit the next step's first stage (c = 0),
+        so a state-independent function of time needs only U = N(S − 1) + 1 evaluations
+        (rk4: 3N + 1 instead of 4N). Other tableaux have U = N·S.
+        """
+        times, (n, s) = self.stage_times(dtype), (self.steps, self.tableau.stages)
+        index = torch.arange(n * s).view(n, s)
+        if s > 1 and self.tableau.c[0] == 0 and self.tableau.c[-1] == 1:
+            index = torch.arange(n)[:, None] * (s - 1) + torch.arange(s)
+            keep = torch.ones(n, s, dtype=torch.bool)
+            keep[:-1, -1] = False
+            times = times[keep.flatten()]
+        return times, index
+
     def _locate(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Per output time: (n_j, λ_j) with y(t_j) = y_{n_j} + λ_j Δ_{n_j} (n_0 = −1, λ_0 = 1)."""
         g, t = self.points, self.t

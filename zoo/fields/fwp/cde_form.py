@@ -52,11 +52,11 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def write(self, x: torch.Tensor, dx: torch.Tensor) -> Write:
+    def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at (x, x′): projections, LayerNorm, activations."""
         source = {"x": x, "dx": dx}
-        k, beta = self.slow(source[self.keys_from])
-        return self.rule.write(k, self.values(source[self.values_from]), beta)
+        k, beta = self.slow(source[self.keys_from], fast)
+        return self.rule.write(k, self.values(source[self.values_from], fast), beta, fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

@@ -30,9 +30,9 @@ class ODEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor]:
         return (path.evaluate(t),)
 
-    def write(self, x: torch.Tensor) -> Write:
+    def write(self, x: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at x: projections, LayerNorm, activations."""
-        return self.rule.write(*self.slow(x))
+        return self.rule.write(*self.slow(x, fast), fast=fast)
 
     def forward(self, x: torch.Tensor, W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x), W)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .fast_weight import outer, retrieve
+from .fast_weight import head_softmax, outer, retrieve
 
 
 @dataclass
@@ -42,14 +42,16 @@ class Rule:
     transposed: bool = False
     reads_state: bool = True
 
-    def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor) -> Write:
+    def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
+              fast: bool = False) -> Write:
+        """Activations of the raw outputs; ``fast`` selects :func:`head_softmax`'s fast kernel."""
         raise NotImplementedError
 
     def probe(self, w: Write) -> torch.Tensor:
         """The vector W is read with (and the term's other factor)."""
         return w.key
 
-    def response(self, w: Write, read: torch.Tensor | None) -> torch.Tensor:
+    def response(self, w: Write, read: torch.Tensor | None, fast: bool = False) -> torch.Tensor:
         """The term's response factor given the read (None: without the W-dependent part)."""
         raise NotImplementedError
 
@@ -67,12 +69,12 @@ class Hebb(Rule):
     activate_values: bool = True
     reads_state = False
 
-    def write(self, k, v, beta):
+    def write(self, k, v, beta, fast=False):
         if self.activate_values:
             v, beta = torch.tanh(v), torch.sigmoid(beta)
-        return Write(torch.softmax(k, -1), v, beta)
+        return Write(head_softmax(k, fast), v, beta)
 
-    def response(self, w, read):
+    def response(self, w, read, fast=False):
         return w.rate * w.value
 
 
@@ -82,15 +84,15 @@ class Oja(Rule):
 
     transposed = True
 
-    def write(self, k, v, beta):
+    def write(self, k, v, beta, fast=False):
         return Write(k, torch.tanh(v), torch.sigmoid(beta))
 
     def probe(self, w):
         return w.value
 
-    def response(self, w, read):
+    def response(self, w, read, fast=False):
         k = w.key if read is None else w.key - read
-        return torch.softmax(k, -1) * w.rate
+        return head_softmax(k, fast) * w.rate
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,11 @@ class Delta(Rule):
 
     post: bool = False
 
-    def write(self, k, v, beta):
-        return Write(torch.softmax(k, -1), v if self.post else torch.tanh(v), torch.sigmoid(beta))
+    def write(self, k, v, beta, fast=False):
+        return Write(head_softmax(k, fast), v if self.post else torch.tanh(v),
+                     torch.sigmoid(beta))
 
-    def response(self, w, read):
+    def response(self, w, read, fast=False):
         v = w.value if read is None else w.value - read
         if self.post:
             v = torch.tanh(v)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .fast_weight import split_heads
+from .fast_weight import split_heads, stage_last_linear
 
 
 class SlowNet(nn.Module):
@@ -31,12 +31,14 @@ class SlowNet(nn.Module):
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         return self.input_layer_norm(self.input_proj(x))
 
-    def split(self, z: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """Raw per-head outputs from an embedding z (..., d)."""
-        return split_heads(self.out(z), self.heads).split(self.parts, -1)
+    def split(self, z: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
+        """Raw per-head outputs from an embedding z (..., d); ``fast``: z is (B, U, d) at U
+        stage times, laid out by :func:`stage_last_linear`."""
+        out = stage_last_linear(self.out, z) if fast else self.out(z)
+        return split_heads(out, self.heads).split(self.parts, -1)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.split(self.embed(x))
+    def forward(self, x: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
+        return self.split(self.embed(x), fast)
 
 
 class ValueNet(nn.Module):
@@ -46,7 +48,9 @@ class ValueNet(nn.Module):
         super().__init__()
         self.heads = heads
         self.proj = nn.Linear(in_features, d)
-        self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else nn.Identity()
+        self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else None
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return split_heads(self.post(self.proj(x)), self.heads)
+    def forward(self, x: torch.Tensor, fast: bool = False) -> torch.Tensor:
+        """Per-head values; ``fast`` as in :meth:`SlowNet.split`."""
+        last, z = (self.proj, x) if self.post is None else (self.post[1], self.post[0](self.proj(x)))
+        return split_heads(stage_last_linear(last, z) if fast else last(z), self.heads)
