@@ -1,4 +1,4 @@
-"""LTC fast path (batched sensory sums, hoisted constants) = the per-step cell loop."""
+"""LTC and baseline fast paths (batched input terms, hoisted constants) = the per-step cell loop."""
 
 from __future__ import annotations
 
@@ -17,13 +17,28 @@ SOLVERS = [{"kind": "ltc_fused"}, {"kind": "unfold", "method": "euler"},
            {"kind": "unfold", "method": "rk4"}]
 
 
+#: (field, solver) of the LTC repository's baselines, with their options that change the loop
+BASELINES = [({"kind": "ctrnn"}, {"kind": "unfold"}),
+             ({"kind": "ctrnn", "global_feedback": False, "clip": 0.5}, {"kind": "unfold"}),
+             ({"kind": "node", "clip": 0.5}, {"kind": "unfold", "method": "rk4"}),
+             ({"kind": "lstm"}, {"kind": "unfold"}),
+             ({"kind": "ctgru"}, {"kind": "unfold"}),
+             ({"kind": "ctgru", "decay": "paper", "clip": 0.5}, {"kind": "unfold"})]
+LTC = [({"kind": "ltc", **cell}, solver) for cell in CELLS for solver in SOLVERS]
+
+
+def case_id(case) -> str:
+    field, solver = case
+    return "-".join(map(str, [*field.values(), *solver.values()]))
+
+
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-@pytest.mark.parametrize("solver", SOLVERS, ids=lambda s: s.get("method", s["kind"]))
-@pytest.mark.parametrize("cell", CELLS, ids=lambda c: "-".join(map(str, c.values())))
-def test_fast_equals_generic(cell, solver, dtype):
+@pytest.mark.parametrize("case", LTC + BASELINES, ids=case_id)
+def test_fast_equals_generic(case, dtype):
+    field, solver = case
     torch.manual_seed(0)
-    fast = make_model({"kind": "ltc", **cell}, solver).to(dtype)
-    generic = make_model({"kind": "ltc", **cell}, solver).to(dtype)
+    fast = make_model(field, solver).to(dtype)
+    generic = make_model(field, solver).to(dtype)
     generic.load_state_dict(fast.state_dict())
     generic.body.implementation_used = "generic (requested)"
     assert fast.body.implementation_used == "fast"
@@ -37,9 +52,6 @@ def test_fast_equals_generic(cell, solver, dtype):
         assert_close(g_fast[name], g_generic[name], rtol, name)
 
 
-def test_baselines_and_generic_request():
-    solver = {"kind": "unfold"}
-    assert make_model({"kind": "ctrnn"}, solver).body.implementation_used \
-        == "generic (no fast path)"
-    spec_generic = make_model({"kind": "ltc"}, {"kind": "ltc_fused"})
-    assert spec_generic.body.implementation_used == "fast"
+def test_every_recurrent_field_has_a_fast_path():
+    for field, solver in BASELINES + [({"kind": "ltc"}, {"kind": "ltc_fused"})]:
+        assert make_model(field, solver).body.implementation_used == "fast"

@@ -14,12 +14,14 @@ discrete: the solver section does not enter.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import torch
 from pydantic import Field, PositiveInt
 
 from ...build_context import BuildContext
+from ...fast.recurrent import ctgru_sequence
 from .dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
@@ -33,9 +35,9 @@ class CTGRUCell(RecurrentCell):
         self.tau_s = glorot_linear(inputs + units, units * scales)
         self.detect = glorot_linear(inputs + units, units)
 
-    def _weights(self, layer, fused: torch.Tensor) -> torch.Tensor:
-        ln_tau = layer(fused).view(-1, *self.state_shape)
-        return torch.softmax(-(ln_tau - self.ln_tau) ** 2, dim=-1)
+    def _weights(self, ln_tau: torch.Tensor) -> torch.Tensor:
+        """softmax_k(−(ln τ − ln τ_k)²) from the layer output ln τ (B, N·M)."""
+        return torch.softmax(-(ln_tau.view(-1, *self.state_shape) - self.ln_tau) ** 2, dim=-1)
 
     def decay_factors(self, elapsed: torch.Tensor) -> torch.Tensor:
         if self.decay == "code":
@@ -44,9 +46,17 @@ class CTGRUCell(RecurrentCell):
 
     def forward(self, x: torch.Tensor, h_hat: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
         fused = torch.cat([x, h_hat.sum(-1)], -1)
-        r = self._weights(self.tau_r, fused)
-        q = torch.tanh(self.detect(torch.cat([x, (r * h_hat).sum(-1)], -1))).unsqueeze(-1)
-        s = self._weights(self.tau_s, fused)
+        return self.update(h_hat, self.tau_r(fused), self.tau_s(fused),
+                           lambda read: self.detect(torch.cat([x, read], -1)), elapsed)
+
+    def update(self, h_hat: torch.Tensor, ln_tau_r: torch.Tensor, ln_tau_s: torch.Tensor,
+               detect: Callable[[torch.Tensor], torch.Tensor], elapsed: torch.Tensor
+               ) -> torch.Tensor:
+        """The new traces from the layer outputs ln τ^r, ln τ^s and the detector's
+        pre-activation as a function of the retrieved Σ_k r_k ĥ_k."""
+        r = self._weights(ln_tau_r)
+        q = torch.tanh(detect((r * h_hat).sum(-1))).unsqueeze(-1)
+        s = self._weights(ln_tau_s)
         h_hat = ((1 - s) * h_hat + s * q) * self.decay_factors(elapsed)
         return h_hat if self.clip is None else h_hat.clamp(-self.clip, self.clip)
 
@@ -62,6 +72,8 @@ class CTGRUConfig(RecurrentFieldConfig):
     decay: Literal["code", "paper"] = Field(
         "code", description="code: exp(−1/ln τ_k) as the repository; paper: exp(−Δt/τ_k)")
     clip: float | None = Field(None, gt=0, description="clip the traces to ±clip")
+
+    fast_sequence = staticmethod(ctgru_sequence)
 
     def make_cell(self, ctx: BuildContext) -> CTGRUCell:
         return CTGRUCell(ctx.input_channels, self.units, self.scales, self.decay, self.clip)

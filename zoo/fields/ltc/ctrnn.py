@@ -14,6 +14,7 @@ import torch
 from pydantic import Field
 
 from ...build_context import BuildContext
+from ...fast.recurrent import ctrnn_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
 from .dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
@@ -46,6 +47,8 @@ class CTRNNConfig(RecurrentFieldConfig):
     tau: float = Field(1.0, gt=0, description="fixed time constant τ")
     global_feedback: bool = Field(True, description="the drive sees the state (W[I,h]) or only I")
     clip: float | None = Field(None, gt=0, description="clip the state to ±clip after each step")
+
+    fast_sequence = staticmethod(ctrnn_sequence)
 
     def make_cell(self, ctx: BuildContext) -> CTRNNCell:
         return CTRNNCell(ctx.input_channels, self.units, ctx.spec.model.solver, self.tau,

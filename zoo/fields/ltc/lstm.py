@@ -13,6 +13,7 @@ import torch
 from pydantic import Field
 
 from ...build_context import BuildContext
+from ...fast.recurrent import lstm_sequence
 from .dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
@@ -25,7 +26,11 @@ class LSTMCell(RecurrentCell):
 
     def forward(self, x: torch.Tensor, state: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
         h, c = state.unbind(-2)
-        i, j, f, o = self.gates(torch.cat([x, h], -1)).chunk(4, -1)
+        return self.update(self.gates(torch.cat([x, h], -1)), c)
+
+    def update(self, gates: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        """The new state (h, c) from the gate pre-activations [i, j, f, o] and the cell c."""
+        i, j, f, o = gates.chunk(4, -1)
         c = torch.sigmoid(f + self.forget_bias) * c + torch.sigmoid(i) * torch.tanh(j)
         h = torch.sigmoid(o) * torch.tanh(c)
         return torch.stack([h, c], -2)
@@ -39,6 +44,8 @@ class LSTMConfig(RecurrentFieldConfig):
 
     kind: Literal["lstm"] = "lstm"
     forget_bias: float = Field(1.0, description="constant added to the forget gate (TF default)")
+
+    fast_sequence = staticmethod(lstm_sequence)
 
     def make_cell(self, ctx: BuildContext) -> LSTMCell:
         return LSTMCell(ctx.input_channels, self.units, self.forget_bias)

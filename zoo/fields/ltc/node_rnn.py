@@ -13,6 +13,7 @@ import torch
 from pydantic import Field
 
 from ...build_context import BuildContext
+from ...fast.recurrent import node_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
 from .dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
@@ -36,6 +37,8 @@ class NODEConfig(RecurrentFieldConfig):
     kind: Literal["node"] = "node"
     clip: float | None = Field(None, gt=0, description="clip the state to ±clip after each step "
                                                        "(10 for traffic)")
+
+    fast_sequence = staticmethod(node_sequence)
 
     def make_cell(self, ctx: BuildContext) -> NODECell:
         return NODECell(ctx.input_channels, self.units, ctx.spec.model.solver, self.clip)

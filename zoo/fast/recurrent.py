@@ -1,0 +1,90 @@
+"""Fast paths of the LTC repository's baselines (CT-RNN, N-ODE, LSTM, CT-GRU; facts §5.4).
+
+Every layer of these cells reads the concatenation [I, h]: W [I, h] + b = (W_I I + b) + W_h h.
+The input part W_I I + b is computed for all T steps in one call; the loop then adds only W_h h
+(one thin matrix product per evaluation instead of a concatenation and the full layer). The
+cells' own update rules (:meth:`LSTMCell.update`, :meth:`CTGRUCell.update`) and the ``unfold``
+solver are reused as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def split_layer(layer: nn.Linear, x: torch.Tensor
+                ) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+    """For ``layer`` over [I, h] and inputs x (B, T, C): (W_I I_k + b for every step k, each
+    (B, out)) and W_hᵀ (N, out), so that layer([I_k, h]) = torch.addmm(input_part[k], h, W_hᵀ).
+    The steps are unbound once, so the backward pass stacks their gradients once."""
+    channels = x.shape[-1]
+    return (F.linear(x.transpose(0, 1), layer.weight[:, :channels], layer.bias).unbind(0),
+            layer.weight[:, channels:].t())
+
+
+def run(step: Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor], state: torch.Tensor,
+        elapsed: torch.Tensor) -> torch.Tensor:
+    """States after every step (T, B, ...) of state ← step(k, state, Δt_k)."""
+    states = []
+    for k, dt in enumerate(elapsed):
+        state = step(k, state, dt)
+        states.append(state)
+    return torch.stack(states)
+
+
+def ctrnn_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+    """CT-RNN: dh/dt = −h/τ + tanh(W [I, h] + b) unrolled by the cell's solver."""
+    if cell.global_feedback:
+        inputs, w_h = split_layer(cell.step, x)
+
+        def drive(k, y):
+            return torch.tanh(torch.addmm(inputs[k], y, w_h))
+    else:
+        constant = torch.tanh(cell.step(x)).unbind(1)
+
+        def drive(k, y):
+            return constant[k]
+
+    def step(k, h, dt):
+        return cell.solver.advance(lambda y: -y / cell.tau + drive(k, y), h, cell.project)
+
+    return run(step, x.new_zeros(x.shape[0], cell.units), elapsed)
+
+
+def node_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+    """N-ODE RNN: dh/dt = tanh(W [I, h] + b) unrolled by the cell's solver."""
+    inputs, w_h = split_layer(cell.step, x)
+
+    def step(k, h, dt):
+        return cell.solver.advance(lambda y: torch.tanh(torch.addmm(inputs[k], y, w_h)), h,
+                                   cell.project)
+
+    return run(step, x.new_zeros(x.shape[0], cell.units), elapsed)
+
+
+def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+    """LSTM: gates W [I, h] + b with the input part precomputed."""
+    inputs, w_h = split_layer(cell.gates, x)
+
+    def step(k, state, dt):
+        h, c = state.unbind(-2)
+        return cell.update(torch.addmm(inputs[k], h, w_h), c)
+
+    return run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed)
+
+
+def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
+    """CT-GRU: ln τ^r, ln τ^s and the detector with their input parts precomputed."""
+    (in_r, w_r), (in_s, w_s), (in_q, w_q) = (split_layer(layer, x) for layer in
+                                             (cell.tau_r, cell.tau_s, cell.detect))
+
+    def step(k, h_hat, dt):
+        h = h_hat.sum(-1)
+        return cell.update(h_hat, torch.addmm(in_r[k], h, w_r), torch.addmm(in_s[k], h, w_s),
+                           lambda read: torch.addmm(in_q[k], read, w_q), dt)
+
+    return run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed)
