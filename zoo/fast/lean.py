@@ -2,8 +2,9 @@
 evaluates only the state-dependent part of the field.
 
 dy/dt = field(y, *inputs(t)) where ``inputs`` (control values, derivatives, and any
-state-independent function of them) is evaluated once at all N·S stage times; the loop then
-takes torchdiffeq's steps (:func:`.tableau.integrate`) on :class:`.grid.FixedGrid`.
+state-independent function of them) is evaluated once at the distinct stage times
+(:meth:`.grid.FixedGrid.distinct_stages`); the loop then takes torchdiffeq's steps
+(:func:`.tableau.integrate`) on :class:`.grid.FixedGrid`.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ def lean_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: Stag
                ) -> torch.Tensor:
     """y at the output times ``t`` (T, B, ...), or at output index rows[b] per sample (B, ...)."""
     grid = FixedGrid.plan(integrator, t)
-    inputs = list(zip(*(x.movedim(1, 0).unbind(0)
-                        for x in stage_inputs(grid.stage_times(y0.dtype)))))
-    stages = grid.tableau.stages
+    times, index = grid.distinct_stages(y0.dtype)
+    inputs = list(zip(*(x.movedim(1, 0).unbind(0) for x in stage_inputs(times))))
+    position = index.tolist()
 
     def f(n: int, s: int, y: torch.Tensor) -> torch.Tensor:
-        return field(y, *inputs[n * stages + s])
+        return field(y, *inputs[position[n][s]])
 
     return grid.outputs(integrate(grid.tableau, f, y0, grid.dt.to(y0.dtype)), rows)
 
