@@ -18,7 +18,8 @@ def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
                     w0: torch.Tensor) -> list[torch.Tensor]:
     """W at every grid point (N+1 of (B, H, h, h))."""
     probes = rule.probe(writes)  # (N, S, B, H, h)
-    mix, right = coupling(grid, probes).unbind(0), step_weights(grid, probes).unbind(0)
+    pairs = {key: value.unbind(0) for key, value in coupling(grid, probes).items()}
+    right = step_weights(grid, probes).unbind(0)
     reads = probes.movedim(1, -1).unbind(0)  # (B, H, h, S) per step
     stages = [[Write(*parts) for parts in zip(*(f.unbind(0) for f in step))]
               for step in zip(*(f.unbind(0) for f in (writes.key, writes.value, writes.rate)))]
@@ -26,7 +27,8 @@ def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
     states = [W]
     for n in range(grid.steps):
         base = list((W @ reads[n]).unbind(-1))
-        rs = stage_responses(base, mix[n], lambda s, m: rule.response(stages[n][s], m, True))
+        mix = {key: value[n] for key, value in pairs.items()}
+        rs = stage_responses(base, mix, lambda s, m: rule.response(stages[n][s], m, True))
         W = W + torch.stack(rs, -1) @ right[n]
         states.append(W)
     return [W.transpose(-1, -2) for W in states] if rule.transposed else states
