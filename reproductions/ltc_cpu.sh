@@ -12,8 +12,6 @@ mkdir -p "$(dirname "$STORE")"
 export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-/work/shared/data}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 URI="sqlite:///$STORE"
-# create the MLflow store once before two runs write to it at the same time
-.venv/bin/python -c "import mlflow; mlflow.set_tracking_uri('$URI'); mlflow.search_experiments()"
 S=specs/hasani2021
 jobs() {  # EPOCHS SPEC...: one line per spec and seed
   local epochs=$1; shift

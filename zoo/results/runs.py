@@ -10,10 +10,11 @@ _PAGE = 1000
 
 def finished_runs(uri: str, where: str = "") -> Iterator[Any]:
     """FINISHED runs (newest first) matching the MLflow filter ``where`` (may be empty)."""
-    from mlflow import MlflowClient
     from mlflow.entities import ViewType
 
-    client = MlflowClient(tracking_uri=uri)
+    from ..tracking.mlflow_run import open_client
+
+    client = open_client(uri)
     experiments, token = [], None
     while True:
         page = client.search_experiments(view_type=ViewType.ACTIVE_ONLY, max_results=_PAGE,

@@ -2,7 +2,8 @@
 
 The default store is embedded (``sqlite:///mlruns.db`` in the working directory, artifacts in
 ``mlartifacts/`` beside it); a tracking server is used when given by URI (``--tracking-uri``,
-``tracking.uri`` or ``MLFLOW_TRACKING_URI``).
+``tracking.uri`` or ``MLFLOW_TRACKING_URI``). Several processes may open the same store at once,
+even one that does not exist yet, and create the same experiment (see :mod:`.store_lock`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import unquote, urlparse
 
 from ..errors import InputError, ZooError
 from .params import chunks
+from .store_lock import store_lock
 
 DEFAULT_DB = "mlruns.db"
 for _name in ("mlflow", "alembic", "sqlalchemy"):
@@ -69,6 +71,14 @@ def ui_command(uri: str) -> str:
     return f"mlflow ui --backend-store-uri {uri} --port 5000"
 
 
+def open_client(uri: str):
+    """An :class:`mlflow.MlflowClient` on ``uri``; a new SQLite store is created under its lock."""
+    from mlflow import MlflowClient
+
+    with store_lock(_sqlite_path(uri)):
+        return MlflowClient(tracking_uri=uri)
+
+
 def _local_dir(artifact_uri: str) -> Path | None:
     parsed = urlparse(artifact_uri)
     if parsed.scheme == "file":
@@ -82,21 +92,30 @@ class MlflowRun:
     """A thin wrapper over :class:`mlflow.MlflowClient` for one run."""
 
     def __init__(self, uri: str):
-        from mlflow import MlflowClient
-
         self.uri = uri
-        self.client = MlflowClient(tracking_uri=uri)
+        self.client = open_client(uri)
         self.run_id: str | None = None
 
     def _experiment_id(self, name: str) -> str:
-        exp = self.client.get_experiment_by_name(name)
-        if exp is not None:
-            return exp.experiment_id
+        """The experiment ``name``, created if missing; another process may create it meanwhile."""
+        from mlflow.exceptions import MlflowException
+        from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
+
         db = _sqlite_path(self.uri)
-        location = None
-        if db is not None:
-            location = (db.parent / "mlartifacts").resolve().as_uri()
-        return self.client.create_experiment(name, artifact_location=location)
+        with store_lock(db):
+            exp = self.client.get_experiment_by_name(name)
+            if exp is not None:
+                return exp.experiment_id
+            location = (db.parent / "mlartifacts").resolve().as_uri() if db else None
+            try:
+                return self.client.create_experiment(name, artifact_location=location)
+            except MlflowException as exc:
+                if exc.error_code != ErrorCode.Name(RESOURCE_ALREADY_EXISTS):
+                    raise
+                exp = self.client.get_experiment_by_name(name)
+                if exp is None:
+                    raise
+                return exp.experiment_id
 
     def start(self, experiment: str, run_name: str, tags: dict[str, str]) -> str:
         from mlflow.exceptions import MlflowException
