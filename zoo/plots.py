@@ -9,16 +9,24 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .spec.sections import TRAIN_EVAL  # noqa: E402
+
 
 def learning_curves(history: list[dict], path: Path, title: str) -> Path:
-    """Training loss and every validation metric against the epoch, one panel each."""
-    keys = ["train/loss"] + sorted({k for r in history for k in r if k.startswith("val/")})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3.2), squeeze=False)
-    for ax, key in zip(axes[0], keys):
-        points = [(r["epoch"], r[key]) for r in history if key in r]
-        if points:
-            ax.plot(*zip(*points), marker="o", markersize=3)
-        ax.set_title(key)
+    """Training loss, then each evaluated metric (validation and training split) per panel."""
+    names = sorted({k.split("/", 1)[1] for r in history for k in r
+                    if k.startswith(("val/", f"{TRAIN_EVAL}/"))})
+    panels = [("train/loss", ["train/loss"])]
+    panels += [(name, [f"{TRAIN_EVAL}/{name}", f"val/{name}"]) for name in names]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2), squeeze=False)
+    for ax, (name, keys) in zip(axes[0], panels):
+        for key in keys:
+            points = [(r["epoch"], r[key]) for r in history if key in r]
+            if points:
+                ax.plot(*zip(*points), marker="o", markersize=3, label=key)
+        if len(ax.lines) > 1:
+            ax.legend(fontsize="small")
+        ax.set_title(ax.lines[0].get_label() if len(ax.lines) == 1 else name)
         ax.set_xlabel("epoch")
         ax.grid(alpha=0.3)
     fig.suptitle(title)

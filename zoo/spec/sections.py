@@ -11,6 +11,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 
+#: metric prefix of the training split evaluated like val (``evaluate_train``)
+TRAIN_EVAL = "train_eval"
+#: evaluated metric loss + weight penalty (recorded when ``weight_penalty`` > 0)
+OBJECTIVE = "objective"
+
+Mode = Literal["min", "max"]
+DeltaMode = Literal["abs", "rel"]
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -37,20 +46,70 @@ class ScheduleSpec(Section):
 
     kind: Literal["none", "plateau"] = "none"
     monitor: str = "train/loss"
-    mode: Literal["min", "max"] = "min"
+    mode: Mode = "min"
     patience: int = Field(2, ge=0)
     factor: float = Field(0.1, gt=0, lt=1)
     threshold: float = Field(1e-4, ge=0)
     min_lr: float = Field(0.0, ge=0)
 
 
-class StoppingSpec(Section):
-    """Early stopping: stop when ``monitor`` has not improved for ``patience`` evaluations."""
+class StopMonitor(Section):
+    """One metric watched by early stopping; unset options take the ``stopping`` defaults."""
 
-    monitor: str | None = None
-    mode: Literal["min", "max"] = "max"
-    patience: int | None = Field(None, ge=1)
-    min_delta: float = Field(0.0, ge=0)
+    metric: str = Field(description="recorded metric, e.g. train_eval/loss or val/accuracy")
+    mode: Mode | None = Field(None, description="min or max (default: stopping.mode)")
+    min_delta: float | None = Field(
+        None, ge=0, description="least improvement that counts (default: stopping.min_delta)")
+    delta_mode: DeltaMode | None = Field(
+        None, description="abs or rel (default: stopping.delta_mode)")
+
+
+class StoppingSpec(Section):
+    """Early stopping on one metric (``monitor``) or several (``monitors``).
+
+    A recorded value makes progress when it beats the monitor's best by more than
+    ``min_delta``: absolute (``abs``: value > best + d, or value + d < best for ``min``) or
+    relative (``rel``: value > best·(1 + d), or value·(1 + d) < best for ``min``). Training stops
+    once ``patience`` evaluations (or epochs) have passed without progress, counted per monitor,
+    on ``any`` monitor or on ``all`` of them.
+    """
+
+    monitor: str | None = Field(None, description="the one metric to watch")
+    monitors: list[StopMonitor] | None = Field(
+        None, min_length=1, description="several metrics to watch, instead of monitor")
+    mode: Mode = Field("max", description="min or max, for monitor and for monitors entries "
+                                           "that set none")
+    min_delta: float = Field(0.0, ge=0, description="least improvement that counts, for "
+                                                    "monitor and entries that set none")
+    delta_mode: DeltaMode = Field("abs", description="abs or rel (a fraction of the best), for "
+                                                     "monitor and entries that set none")
+    patience: int | None = Field(None, ge=1, description="stale evaluations (or epochs) "
+                                                         "that stop training")
+    patience_unit: Literal["evaluations", "epochs"] = Field(
+        "evaluations", description="evaluations: values recorded without progress; epochs: "
+                                   "epochs since the last progress, checked when recorded")
+    stop_on: Literal["any", "all"] = Field(
+        "any", description="stop when any monitor is stale, or only when all are")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StoppingSpec:
+        if self.monitor is not None and self.monitors is not None:
+            raise ValueError("give monitor or monitors, not both (set the inherited one to null)")
+        if bool(self.criteria()) != (self.patience is not None):
+            raise ValueError("stopping needs both a monitor (or monitors) and patience "
+                             "(or neither)")
+        names = [m.metric for m in self.criteria()]
+        if len(set(names)) < len(names):
+            raise ValueError(f"monitors lists a metric twice: {', '.join(names)}")
+        return self
+
+    def criteria(self) -> list[StopMonitor]:
+        """The watched metrics, every option resolved."""
+        entries = self.monitors or (
+            [StopMonitor(metric=self.monitor)] if self.monitor is not None else [])
+        defaults = {"mode": self.mode, "min_delta": self.min_delta, "delta_mode": self.delta_mode}
+        return [m.model_copy(update={k: v for k, v in defaults.items() if getattr(m, k) is None})
+                for m in entries]
 
 
 class TrainSpec(Section):
@@ -60,13 +119,16 @@ class TrainSpec(Section):
     eval_every: PositiveInt = 1
     eval_shuffle_drop_last: bool = Field(
         False, description="evaluate on shuffled full batches only (the FWP authors' loaders)")
+    evaluate_train: bool = Field(
+        False, description="at each evaluation also evaluate the training split like val, "
+                           "recorded as train_eval/<metric>")
     optimizer: OptimizerSpec = OptimizerSpec()
     schedule: ScheduleSpec = ScheduleSpec()
     stopping: StoppingSpec = StoppingSpec()
     select: str | None = Field(
         None, description="metric that selects the best checkpoint, e.g. val/accuracy "
                           "(default: the readout's)")
-    select_mode: Literal["min", "max"] | None = None
+    select_mode: Mode | None = None
     output_grad_scale: float = Field(1.0, gt=0, description="gradient multiplier on the readout")
     output_lr_scale: float = Field(1.0, gt=0, description="learning-rate multiplier on the readout")
     weight_penalty: float = Field(0.0, ge=0, description="loss += c * sum of per-tensor L2 norms")
@@ -76,9 +138,19 @@ class TrainSpec(Section):
     seeds: list[int] = Field([0], min_length=1, description="seeds a sweep runs by default")
 
     @model_validator(mode="after")
-    def _stopping_complete(self) -> TrainSpec:
-        if (self.stopping.monitor is None) != (self.stopping.patience is None):
-            raise ValueError("stopping needs both monitor and patience (or neither)")
+    def _watched_metrics_recorded(self) -> TrainSpec:
+        watched = [("select", self.select or "")]
+        watched += [("stopping", m.metric) for m in self.stopping.criteria()]
+        if self.schedule.kind != "none":
+            watched.append(("schedule", self.schedule.monitor))
+        for option, metric in watched:
+            if metric.startswith(f"{TRAIN_EVAL}/") and not self.evaluate_train:
+                needs = "evaluate_train: true"
+            elif metric.endswith(f"/{OBJECTIVE}") and not self.weight_penalty:
+                needs = "weight_penalty > 0"
+            else:
+                continue
+            raise ValueError(f"{option} watches '{metric}', which is recorded only with {needs}")
         return self
 
 

@@ -70,6 +70,10 @@ def _model_at(path: Key, data: dict) -> type[BaseModel] | None:
     node: Any = data
     for part in path:
         cls = _pick(cls, node)
+        if isinstance(part, int) and typing.get_origin(cls) is list:  # an item of a list
+            cls = typing.get_args(cls)[0]
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+            continue
         if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
             return None
         info = cls.model_fields.get(part)
@@ -92,7 +96,10 @@ def _pick(annotation: Any, node: Any) -> Any:
         for m in models:
             if "kind" in m.model_fields and m.model_fields["kind"].default == kind:
                 return m
-        return models[0] if len(models) == 1 else None
+        if len(models) == 1:
+            return models[0]
+        present = [m for m in members if m is not type(None)]
+        return present[0] if len(present) == 1 else None  # e.g. list[Model] | None
     return annotation
 
 

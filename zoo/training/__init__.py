@@ -1,1 +1,1 @@
-"""Training: recipe (optimiser, schedule, penalties), loop, evaluation and checkpoints."""
+"""Training: recipe, loop, evaluation, early stopping and checkpoints."""

@@ -1,6 +1,8 @@
 """The epoch loop: train, evaluate, select the best checkpoint, schedule, stop early.
 
-Per epoch it records ``train/loss``, ``val/<metric>`` (every ``eval_every`` epochs),
+Per epoch it records ``train/loss`` (the mean loss of the training batches), ``val/<metric>``
+and, with ``evaluate_train``, ``train_eval/<metric>`` (both every ``eval_every`` epochs and at
+the last; with a weight penalty the metrics include ``objective`` = loss + penalty),
 ``time/epoch_seconds``, ``solver/nfe`` (vector-field evaluations per training batch, forward and
 backward) and ``lr``; the caller persists the state and logs the record after every epoch.
 """
@@ -19,9 +21,11 @@ from tqdm.auto import tqdm
 from ..errors import InputError
 from ..model import ZooModel
 from ..series import PreparedSplit
+from ..spec.sections import OBJECTIVE, TRAIN_EVAL
 from .evaluate import evaluate
 from .recipe import make_optimizer, make_scheduler, scale_output_gradients, weight_penalty
 from .seed import rng_state, set_rng_state
+from .stopping import EarlyStopping, improved
 
 
 @dataclass
@@ -33,7 +37,7 @@ class TrainState:
     best_value: float | None = None
     best_epoch: int | None = None
     best_model: dict | None = None
-    stale_evals: int = 0
+    stopping: dict[str, dict] = field(default_factory=dict)  # EarlyStopping state per metric
 
 
 @dataclass
@@ -88,9 +92,12 @@ class Trainer:
                 bar.set_description(f"epoch {epoch}/{ts.epochs}")
                 record = self._train_epoch(epoch, bar)
                 if epoch % ts.eval_every == 0 or epoch == ts.epochs:
+                    if ts.evaluate_train:
+                        record.update(self._evaluate(TRAIN_EVAL, self.splits.train))
                     record.update(self._evaluate("val", self.splits.val))
+                    self._check_watched(record)
                     self._select(record, epoch)
-                stop = self._schedule_and_stop(record)
+                stop = self._schedule_and_stop(record, epoch)
                 self.state.history.append(record)
                 self.state.epoch = epoch
                 bar.set_postfix(self._postfix(record))
@@ -135,39 +142,35 @@ class Trainer:
         ts = self.train_spec
         metrics = evaluate(self.model, split, ts.eval_batch_size or ts.batch_size, self.device,
                            self.dtype, ts.eval_shuffle_drop_last, self.generator)
+        if ts.weight_penalty:
+            with torch.no_grad():
+                metrics[OBJECTIVE] = metrics["loss"] + float(weight_penalty(self.model, ts))
         return {f"{prefix}/{k}": v for k, v in metrics.items()}
 
-    def _better(self, value: float, best: float | None, mode: str, delta: float = 0.0) -> bool:
-        if best is None:
-            return True
-        return value > best + delta if mode == "max" else value < best - delta
+    def _check_watched(self, record: dict) -> None:
+        """Every metric the recipe watches is recorded at an evaluation epoch."""
+        ts = self.train_spec
+        watched = [("select", self.select)]
+        watched += [("stopping", m.metric) for m in ts.stopping.criteria()]
+        if self.scheduler is not None:
+            watched.append(("schedule.monitor", ts.schedule.monitor))
+        for option, metric in watched:
+            if metric not in record:
+                raise InputError(f"train.{option}: metric '{metric}' is not recorded; recorded: "
+                                 f"{', '.join(k for k in record if '/' in k)}")
 
     def _select(self, record: dict, epoch: int) -> None:
-        value = record.get(self.select)
-        if value is None:
-            raise InputError(f"train.select: metric '{self.select}' is not recorded; recorded: "
-                           f"{', '.join(k for k in record if '/' in k)}")
-        if self._better(value, self.state.best_value, self.select_mode):
+        value = record[self.select]
+        if improved(value, self.state.best_value, self.select_mode):
             self.state.best_value, self.state.best_epoch = value, epoch
             self.state.best_model = copy.deepcopy(self.model.state_dict())
 
-    def _schedule_and_stop(self, record: dict) -> bool:
+    def _schedule_and_stop(self, record: dict, epoch: int) -> bool:
+        """Step the plateau schedule and the stop rule on the monitors recorded this epoch."""
         ts = self.train_spec
         if self.scheduler is not None and ts.schedule.monitor in record:
             self.scheduler.step(record[ts.schedule.monitor])
-        stopping = ts.stopping
-        if stopping.monitor is None or stopping.monitor not in record:
-            return False
-        history = [r[stopping.monitor] for r in self.state.history if stopping.monitor in r]
-        best = None
-        for v in history:
-            if self._better(v, best, stopping.mode, stopping.min_delta):
-                best = v
-        if self._better(record[stopping.monitor], best, stopping.mode, stopping.min_delta):
-            self.state.stale_evals = 0
-        else:
-            self.state.stale_evals += 1
-        return self.state.stale_evals >= stopping.patience
+        return EarlyStopping(ts.stopping, self.state.stopping).update(record, epoch)
 
     def _postfix(self, record: dict) -> dict:
         shown = {"loss": f"{record['train/loss']:.4f}"}
