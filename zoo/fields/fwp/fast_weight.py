@@ -45,13 +45,12 @@ def head_softmax(x: torch.Tensor, fast: bool = False) -> torch.Tensor:
     return torch.softmax(x, -1)
 
 
-def stage_last_linear(layer: torch.nn.Linear, x: torch.Tensor) -> torch.Tensor:
-    """``layer(x)`` for x (B, U, in) as a (B, U, out) view of (B, out, U) memory: the stage
-    axis U innermost, so per-head reductions and contractions over stages read contiguous
-    rows (the fast paths' layout)."""
-    weight = layer.weight.expand(x.shape[0], *layer.weight.shape)
-    bias = layer.bias[:, None].expand(x.shape[0], layer.out_features, x.shape[1])
-    return torch.baddbmm(bias, weight, x.mT).mT
+def stage_last_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """x Wᵀ + b for x (B, U, in) as a (B, U, out) view of (B, out, U) memory: the stage axis U
+    innermost, so per-head reductions and contractions over stages read contiguous rows (the
+    fast paths' layout)."""
+    weight = weight.expand(x.shape[0], *weight.shape)
+    return torch.baddbmm(bias[:, None].expand(*weight.shape[:2], x.shape[1]), weight, x.mT).mT
 
 
 def outer(value: torch.Tensor, key: torch.Tensor) -> torch.Tensor:

@@ -33,9 +33,14 @@ class SlowNet(nn.Module):
 
     def split(self, z: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
         """Raw per-head outputs from an embedding z (..., d); ``fast``: z is (B, U, d) at U
-        stage times, laid out by :func:`stage_last_linear`."""
-        out = stage_last_linear(self.out, z) if fast else self.out(z)
-        return split_heads(out, self.heads).split(self.parts, -1)
+        stage times, and each output (k, v, β) is its own product laid out by
+        :func:`stage_last_linear` (the rows of ``out`` regrouped by part)."""
+        if not fast:
+            return split_heads(self.out(z), self.heads).split(self.parts, -1)
+        weights = self.out.weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
+        biases = self.out.bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
+        return tuple(split_heads(stage_last_linear(w.flatten(0, 1), b.flatten(), z), self.heads)
+                     for w, b in zip(weights, biases))
 
     def forward(self, x: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
         return self.split(self.embed(x), fast)
@@ -53,4 +58,5 @@ class ValueNet(nn.Module):
     def forward(self, x: torch.Tensor, fast: bool = False) -> torch.Tensor:
         """Per-head values; ``fast`` as in :meth:`SlowNet.split`."""
         last, z = (self.proj, x) if self.post is None else (self.post[1], self.post[0](self.proj(x)))
-        return split_heads(stage_last_linear(last, z) if fast else last(z), self.heads)
+        out = stage_last_linear(last.weight, last.bias, z) if fast else last(z)
+        return split_heads(out, self.heads)
