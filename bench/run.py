@@ -4,9 +4,11 @@ Each case and implementation runs in a fresh subprocess, which times training st
 backward, Adam step; median over ``--repeats`` after one warm-up step) and measures the peak
 memory of the steps: the growth of the peak resident set size over the resident size before
 the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results go to
-``docs/performance.md`` with the machine they ran on.
+``docs/performance.md`` with the machine they ran on, between the markers of ``--section``
+(``<!-- bench:NAME -->`` … ``<!-- /bench:NAME -->``; the rest of the page is kept).
 
     .venv/bin/python bench/run.py [--quick] [--cases NAME ...] [--threads N] [--device cpu]
+                                  [--section NAME]
 """
 
 from __future__ import annotations
@@ -62,43 +64,12 @@ CASES: dict[str, tuple[dict, float | None]] = {
                      "control": {"kind": "hermite_cubic"},
                      "field": {"kind": "matrix_ncde", "hidden": 128}}, None),
 }
+#: ``--quick`` divides longer sequences by 4
+QUICK_KEEPS = 64
 #: the adjoint in its constant-memory form (only the output times the model reads)
 ADJOINT_SECTION = {"kind": "adjoint", "outputs": "needed"}
 #: adjoint-mode memory: (case, sequence-length factor)
 ADJOINT = [("ncde-speech", 1), ("ncde-speech", 4)]
-
-EXPLANATIONS = """\
-## What each fast path does
-
-All fast paths rebuild torchdiffeq's fixed grid exactly (`zoo/fast/grid.py`: grid points
-t0 + i·h with the last replaced by the end time, stage times t_n + c_s h_n, linear interpolation
-of the requested output times) and step with its tableaux (`zoo/fast/tableau.py`: `euler`,
-`midpoint`, `rk4` = 3/8 rule). They evaluate the control (and dX/dt) at all N·S stage times in
-one call, are differentiated by autograd (= backprop `direct`) and add N·S to the NFE count,
-as the generic solve would. Backprop `adjoint` and adaptive solvers run the generic path
-(`body.implementation_used` says which ran).
-
-* **FWP, all rules** (`zoo/fast/fwp_stages.py`): the slow net (input projection, LayerNorm,
-  key/value/β layers, softmax, σ(β), tanh) runs once over all stages. Every learning-rule
-  term is rank one, r ⊗ p, and W enters only through the read W·p, so a stage state
-  Y_s = W_n + h Σ a_sj r_j ⊗ p_j is never formed: Y_s p_s = W_n p_s + Σ a_sj h ⟨p_j, p_s⟩ r_j.
-* **FWP Hebb** (`fwp_hebb.py`): the field does not read W, so W(T) = W(t0) + Σ_{n,s}
-  w_n h_n b_s r_{n,s} ⊗ p_{n,s}: one batched contraction, no loop.
-* **FWP pre-delta Delta** (`fwp_delta.py`, ODE and CDE forms): the response β(v − Wk) is
-  affine in W, so each step is W_{n+1} = W_n + (Z_n − W_n U_n) K_nᵀ with Z, U, K (h × S)
-  computed for all steps in parallel; the sequential part is two thin matrix products per step.
-* **FWP post-delta Delta and Oja** (`fwp_rank_one.py`): per step one batched read W_n [p_s],
-  the S stage responses on (B, H, h) vectors, one rank-S update. Oja runs on Wᵀ.
-* **NCDE, matrix NCDE, GRU-ODE, Jacobian NCDE** (`zoo/fast/lean.py`): a loop over the
-  state-dependent part only (Jacobian: W_x X and W_x Ẋ are precomputed for all stages);
-  F(z)·dX/dt as a multiply-and-sum instead of a batched matrix-vector product.
-* **LTC** (`zoo/fast/ltc.py`): input map and sensory synapse sums for all steps in one call,
-  positive parameters once per sequence, recurrent synapses laid out post-major so both sums
-  are one batched product; the unfolds are the generic `unfold`.
-* **CT-RNN, N-ODE, LSTM, CT-GRU** (`zoo/fast/recurrent.py`): every layer over [I, h] is split
-  into W_I I + b, computed for all steps in one call, and W_h h, the only product left in the
-  loop (no concatenation, a third to a tenth of the layer's work per evaluation).
-"""
 
 
 def build(case: str, impl: str, quick: bool, backprop: str, factor: int, dtype: torch.dtype,
@@ -110,8 +81,8 @@ def build(case: str, impl: str, quick: bool, backprop: str, factor: int, dtype: 
 
     opts = CASES[case][0]
     length = opts["length"] * factor
-    if quick:
-        length = max(8, length // 4)
+    if quick and length > QUICK_KEEPS:
+        length //= 4
     batch_size = opts.get("batch", 128)
     backprop_section = ADJOINT_SECTION if backprop == "adjoint" else {"kind": backprop}
     spec = spec_model().model_validate({
@@ -184,12 +155,11 @@ def machine(args) -> str:
     gpu = f", GPU {torch.cuda.get_device_name()}" if args.device.startswith("cuda") else ""
     return (f"{cpu}, {len(__import__('os').sched_getaffinity(0))} cores{gpu}; torch "
             f"{torch.__version__}, {args.threads} thread(s), float32, device {args.device}"
-            f"{'; --quick (sequences ÷ 4)' if args.quick else ''}")
+            f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}")
 
 
 def report(args, rows: list[tuple[dict, dict]], adjoint: list[dict]) -> str:
-    lines = ["# Performance: fast paths vs the generic path", "",
-             f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
+    lines = [f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
              "backward + Adam step) after one warm-up, each case and implementation in a "
              "fresh process. Written by `bench/run.py`.", "",
              "| case | batch | length | impl | s/step | samples/s | peak MB | NFE/step | "
@@ -213,18 +183,35 @@ def report(args, rows: list[tuple[dict, dict]], adjoint: list[dict]) -> str:
         growth = adjoint[-1]["peak_mb"] / max(adjoint[0]["peak_mb"], 1e-9) - 1
         lines += ["", f"Peak memory growth for a 4× longer sequence: {100 * growth:.0f} % "
                   f"(target ≤ 20 %: {'met' if growth <= 0.2 else 'not met'})."]
-    return "\n".join(lines + ["", EXPLANATIONS])
+    return "\n".join(lines)
+
+
+def write_section(path: Path, name: str, text: str) -> None:
+    """Put ``text`` between the section's markers in ``path`` (appended if they are absent)."""
+    start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+    page = path.read_text() if path.exists() else "# Performance: fast paths vs the generic path\n"
+    block = f"{start}\n{text}\n{end}"
+    if start in page and end in page:
+        head, rest = page.split(start, 1)
+        page = head + block + rest.split(end, 1)[1]
+    else:
+        page = page.rstrip("\n") + "\n\n" + block + "\n"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(page)
+    tmp.replace(path)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 repeats, sequences ÷ 4")
+    parser.add_argument("--quick", action="store_true", help=f"3 repeats, sequences over {QUICK_KEEPS} steps ÷ 4")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-adjoint", action="store_true", help="skip the adjoint memory runs")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
+    parser.add_argument("--section", default="main",
+                        help="the marked section of --output this run replaces")
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "IMPL"), help=argparse.SUPPRESS)
     parser.add_argument("--backprop", default="direct", help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, default=1, help=argparse.SUPPRESS)
@@ -237,8 +224,8 @@ def main() -> None:
     rows = [(run_one(args, case, "generic"), run_one(args, case, "fast")) for case in args.cases]
     adjoint = [] if args.no_adjoint else [run_one(args, case, "generic", "adjoint", factor)
                                           for case, factor in ADJOINT]
-    args.output.write_text(report(args, rows, adjoint) + "\n")
-    print(f"wrote {args.output}")
+    write_section(args.output, args.section, report(args, rows, adjoint))
+    print(f"wrote section '{args.section}' of {args.output}")
 
 
 if __name__ == "__main__":
