@@ -109,7 +109,30 @@ def resident_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
+def floor_worker(args) -> None:
+    """Time :func:`floor.unavoidable_work` of the case (fast build, same weights and batch)."""
+    from floor import unavoidable_work
+
+    torch.set_num_threads(args.threads)
+    model, batch, length = build(args.case, "fast", args.quick, "direct", 1, torch.float32,
+                                 args.device)
+    work = unavoidable_work(model, batch)
+    step = None
+    if work is not None:
+        unit, count = work
+        times = []
+        for _ in range(args.repeats + 1):
+            start = time.perf_counter()
+            unit()
+            times.append(time.perf_counter() - start)
+        step = statistics.median(times[1:]) * count
+    print(json.dumps({"case": args.case, "impl": "floor", "step_s": step}))
+
+
 def worker(args) -> None:
+    if args.impl == "floor":
+        floor_worker(args)
+        return
     torch.set_num_threads(args.threads)
     model, batch, length = build(args.case, args.impl, args.quick, args.backprop, args.factor,
                                  torch.float32, args.device)
@@ -158,20 +181,23 @@ def machine(args) -> str:
             f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}")
 
 
-def report(args, rows: list[tuple[dict, dict]], adjoint: list[dict]) -> str:
+def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict]) -> str:
     lines = [f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
              "backward + Adam step) after one warm-up, each case and implementation in a "
-             "fresh process. Written by `bench/run.py`.", "",
+             "fresh process. *bound*: generic s/step ÷ the time of the work any "
+             "implementation of the same numbers must do (`bench/floor.py`). Written by "
+             "`bench/run.py`.", "",
              "| case | batch | length | impl | s/step | samples/s | peak MB | NFE/step | "
-             "fast/generic speed-up | target |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for generic, fast in rows:
+             "fast/generic speed-up | target | bound |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for generic, fast, floor in rows:
         speedup = generic["step_s"] / fast["step_s"]
         target = CASES[fast["case"]][1]
         verdict = "—" if target is None else (f"≥ {target:g}×: " +
                                               ("met" if speedup >= target else "not met"))
+        bound = "—" if floor["step_s"] is None else f"{generic['step_s'] / floor['step_s']:.1f}×"
         for r in (generic, fast):
-            tail = f"**{speedup:.1f}×** | {verdict}" if r is fast else " | "
+            tail = f"**{speedup:.1f}×** | {verdict} | {bound}" if r is fast else " | |"
             lines.append(f"| {r['case']} | {r['batch']} | {r['length']} | {r['used']} | "
                          f"{r['step_s']:.3f} | {r['samples_s']:.1f} | {r['peak_mb']:.0f} | "
                          f"{r['nfe']} | {tail} |")
@@ -221,7 +247,8 @@ def main() -> None:
         args.case, args.impl = args.worker
         worker(args)
         return
-    rows = [(run_one(args, case, "generic"), run_one(args, case, "fast")) for case in args.cases]
+    rows = [(run_one(args, case, "generic"), run_one(args, case, "fast"),
+             run_one(args, case, "floor")) for case in args.cases]
     adjoint = [] if args.no_adjoint else [run_one(args, case, "generic", "adjoint", factor)
                                           for case, factor in ADJOINT]
     write_section(args.output, args.section, report(args, rows, adjoint))

@@ -1,0 +1,49 @@
+"""The work every implementation of a case must do, timed alone: a bound on its speed-up.
+
+* FWP fields: the slow net (projections, LayerNorm, activations) at the distinct stage times of
+  the grid, forward and backward. It does not depend on the fast weights, so no reformulation
+  of the learning rule removes it; the fast paths compute exactly this once.
+* Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
+  of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
+  reads the state the one before produced, as the stages do) in one graph, forward and
+  backward: the solve's evaluations with the least solver arithmetic around them.
+
+generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
+(same solver, same grid) with these kernels. Other cases have no bound here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from zoo.fast.fwp_stages import distinct_writes
+from zoo.fast.grid import FixedGrid
+from zoo.fields.fwp.body import FWPBody
+from zoo.fields.solved_body import SolvedBody
+
+
+def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
+    """(one unit of the unavoidable work, how many units a training step needs), or None."""
+    body = model.body
+    if not isinstance(body, FWPBody | SolvedBody):
+        return None
+    path = model.control.path(batch.times, batch.coeffs)
+    grid = FixedGrid.plan(model.integrator, path.grid_points)
+    dtype = batch.times.dtype
+    if isinstance(body, FWPBody):
+        def slow_net() -> None:
+            writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
+            (writes.key.sum() + writes.value.sum() + writes.rate.sum()).backward()
+        return slow_net, 1
+    times, _ = grid.distinct_stages(dtype)
+    z0 = body.z0(path, batch).detach()
+
+    def evaluations() -> None:
+        inputs = [x[:, 0] for x in body.stage_inputs(path, times[:1])]
+        z = z0
+        for _ in range(grid.steps * grid.tableau.stages):
+            z = z + 0.1 * body.stage_field(z, *inputs)
+        z.sum().backward()
+    return evaluations, 1
