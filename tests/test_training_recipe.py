@@ -327,3 +327,173 @@ def test_monitor_defaults_fill_unset_monitor_options():
     assert (x.mode, x.min_delta, x.delta_mode) == ("max", 0.5, "rel")
     assert (y.mode, y.min_delta, y.delta_mode) == ("min", 0.5, "abs")
     assert StoppingSpec().criteria() == []
+
+
+# -- when evaluations happen (eval_first) and which batches train (drop_last) -------------------
+
+def evaluated_epochs(history: list[dict]) -> list[int]:
+    return [r["epoch"] for r in history if any(k.startswith("val/") for k in r)]
+
+
+@pytest.mark.parametrize("eval_first, epochs", [(1, [1, 11, 21, 25]), (None, [10, 20, 25])])
+def test_evaluations_start_at_eval_first(monkeypatch, eval_first, epochs):
+    trainer = trainer_for({"epochs": 25, "eval_every": 10, "eval_first": eval_first,
+                           "evaluate_train": True,
+                           "schedule": {"kind": "plateau", "monitor": "train_eval/loss",
+                                        "patience": 0, "factor": 0.1}})
+    script_evaluations(monkeypatch, trainer, [{"loss": 1.0, "accuracy": 0.5}] * 4)
+    trainer.fit(lambda record: None)
+    history = trainer.state.history
+    assert [r["epoch"] for r in history] == list(range(1, 26))
+    assert evaluated_epochs(history) == epochs
+    assert [r["epoch"] for r in history if "train_eval/loss" in r] == epochs
+    # the plateau (patience 0) steps at the evaluations only: each one after the first makes
+    # no progress and cuts the lr used from the next epoch on
+    cuts = [sum(e < epoch for e in epochs[1:]) for epoch in range(1, 26)]
+    assert [r["lr"] for r in history] == pytest.approx([0.01 * 0.1 ** c for c in cuts])
+    assert trainer.state.best_epoch == epochs[0]
+
+
+def test_eval_first_after_the_last_epoch_evaluates_at_the_last():
+    assert [e for e in range(1, 6) if load_train({"epochs": 5, "eval_first": 8}).evaluates(e)] \
+        == [5]
+    assert [e for e in range(1, 8) if load_train({"epochs": 7, "eval_every": 3,
+                                                  "eval_first": 2}).evaluates(e)] == [2, 5, 7]
+
+
+def test_stop_in_epochs_counts_from_the_shifted_evaluations(monkeypatch):
+    # evaluations at 1, 4, 7, 10, ...: the loss improves at epoch 4 only; 6 ≥ 5 stale epochs
+    # are first seen at epoch 10 (the authors' check: epoch > best epoch + plateau_terminate)
+    trainer = trainer_for({"epochs": 30, "eval_every": 3, "eval_first": 1,
+                           "evaluate_train": True,
+                           "stopping": {"monitor": "train_eval/loss", "mode": "min",
+                                        "patience": 5, "patience_unit": "epochs"}})
+    metrics = [{"loss": 1.0, "accuracy": 0.5}] + [{"loss": 0.9, "accuracy": 0.5}] * 10
+    script_evaluations(monkeypatch, trainer, metrics)
+    trainer.fit(lambda record: None)
+    assert trainer.state.epoch == 10
+    assert evaluated_epochs(trainer.state.history) == [1, 4, 7, 10]
+    assert trainer.state.stopping == {"train_eval/loss": {"best": 0.9, "epoch": 4, "stale": 2}}
+
+
+def test_eval_first_must_be_positive(write_spec):
+    assert problems(write_spec, {"eval_first": 0}) == [
+        "train.eval_first: Input should be greater than 0"]
+
+
+def load_train(train: dict):
+    data = copy.deepcopy(TINY_SPEC)
+    data["train"].update(train)
+    return spec_model().model_validate(data).train
+
+
+class CountingBar:
+    """Stands in for tqdm: records the total and the batches reported."""
+
+    made: list[CountingBar] = []
+
+    def __init__(self, total, initial=0, **kwargs):
+        self.total, self.n = total, initial
+        CountingBar.made.append(self)
+
+    def update(self, k=1):
+        self.n += k
+
+    def set_description(self, *args, **kwargs):
+        pass
+
+    set_postfix = set_description
+
+    def close(self):
+        pass
+
+
+def watch_training(monkeypatch, trainer) -> tuple[list[int], list[int]]:
+    """Sizes of the training batches drawn, and one entry per optimiser step."""
+    sizes, steps = [], []
+    batches, step = trainer.splits.train.batches, trainer.optimizer.step
+
+    def drawn(*args, **kwargs):
+        for batch in batches(*args, **kwargs):
+            sizes.append(len(batch.y))
+            yield batch
+
+    def counted(*args, **kwargs):
+        steps.append(1)
+        return step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer.splits.train, "batches", drawn)
+    monkeypatch.setattr(trainer.optimizer, "step", counted)
+    return sizes, steps
+
+
+def test_drop_last_trains_on_full_batches_only(monkeypatch):
+    monkeypatch.setattr(loop, "tqdm", CountingBar)
+    records = {}
+    for drop_last in (False, True):
+        CountingBar.made.clear()
+        # 48 training series in batches of 20: 20, 20, 8 (or 20, 20 with drop_last)
+        trainer = trainer_for({"epochs": 2, "batch_size": 20, "drop_last": drop_last})
+        sizes, steps = watch_training(monkeypatch, trainer)
+        trainer.fit(lambda record: None)
+        full = [20, 20] if drop_last else [20, 20, 8]
+        assert sizes == full * 2 and len(steps) == len(full) * 2
+        [bar] = CountingBar.made
+        assert bar.total == bar.n == len(full) * 2
+        records[drop_last] = trainer.state.history
+    # NFE per batch: fixed-step rk4, so every batch costs the same; the count divides by the
+    # batches trained, not by 3
+    nfe = [[r["solver/nfe"] for r in records[d]] for d in (False, True)]
+    assert nfe[0] == nfe[1] and nfe[1][0] > 0
+
+
+def test_drop_last_needs_one_full_batch(write_spec, tiny_spec, tmp_path, monkeypatch, capsys):
+    from zoo.cli.main import main
+    from zoo.errors import InputError
+
+    message = ("train.drop_last: the training split has 48 series, fewer than one batch "
+               "(batch_size 64), so every batch would be dropped; lower batch_size or set "
+               "drop_last: false")
+    with pytest.raises(InputError) as info:
+        trainer_for({"batch_size": 64, "drop_last": True})
+    assert str(info.value) == message
+    trainer_for({"batch_size": 64})          # without drop_last one smaller batch trains
+    monkeypatch.chdir(tmp_path)
+    tiny_spec["train"].update(batch_size=64, drop_last=True)
+    path = write_spec(tiny_spec)
+    assert main(["run", str(path), "--no-progress"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"error: {message}"
+    # --smoke shrinks every split to 16 series and trains on them all
+    tiny_spec["train"].update(batch_size=32)
+    assert main(["run", str(write_spec(tiny_spec)), "--smoke", "--no-progress"]) == 0
+
+
+def test_resume_with_eval_first_and_drop_last_continues_the_same_history():
+    train = {"epochs": 25, "eval_every": 10, "eval_first": 1, "batch_size": 20,
+             "drop_last": True, "evaluate_train": True,
+             "schedule": {"kind": "plateau", "monitor": "train_eval/loss", "patience": 0}}
+    whole = trainer_for(train)
+    whole_test = whole.fit(lambda record: None)
+
+    class Interrupt(Exception):
+        pass
+
+    def interrupt_at_epoch_13(record):
+        if record["epoch"] == 13:
+            snapshot.append(_saved(first.snapshot()))
+            raise Interrupt
+
+    first, snapshot = trainer_for(train), []
+    with pytest.raises(Interrupt):
+        first.fit(interrupt_at_epoch_13)
+    second = trainer_for(train)
+    second.restore(torch.load(io.BytesIO(snapshot[0]), weights_only=False))
+    assert evaluated_epochs(second.state.history) == [1, 11]
+    resumed_test = second.fit(lambda record: None)
+    assert evaluated_epochs(second.state.history) == [1, 11, 21, 25]
+    assert second.state.best_epoch == whole.state.best_epoch
+    for a, b in zip(second.state.history, whole.state.history, strict=True):
+        assert a.keys() == b.keys()
+        assert {k: v for k, v in a.items() if not k.startswith("time/")} == pytest.approx(
+            {k: v for k, v in b.items() if not k.startswith("time/")}, rel=1e-6)
+    assert resumed_test == pytest.approx(whole_test, rel=1e-6)

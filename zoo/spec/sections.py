@@ -116,9 +116,16 @@ class TrainSpec(Section):
     epochs: PositiveInt = 10
     batch_size: PositiveInt = 32
     eval_batch_size: PositiveInt | None = None
-    eval_every: PositiveInt = 1
+    eval_every: PositiveInt = Field(1, description="evaluate every N epochs (and at the last)")
+    eval_first: PositiveInt | None = Field(
+        None, description="epoch of the first evaluation, then every eval_every epochs (and at "
+                          "the last; default eval_every). 1 evaluates after epochs 1, 1 + N, "
+                          "1 + 2N, ... as the FWP/NCDE authors' 0-based epoch % N == 0")
     eval_shuffle_drop_last: bool = Field(
         False, description="evaluate on shuffled full batches only (the FWP authors' loaders)")
+    drop_last: bool = Field(
+        False, description="drop the last incomplete training batch of every epoch, as the "
+                           "FWP/NCDE authors' loaders (drop_last=True)")
     evaluate_train: bool = Field(
         False, description="at each evaluation also evaluate the training split like val, "
                            "recorded as train_eval/<metric>")
@@ -136,6 +143,12 @@ class TrainSpec(Section):
     grad_clip: float | None = Field(None, gt=0)
     dtype: Literal["float32", "float64"] = "float32"
     seeds: list[int] = Field([0], min_length=1, description="seeds a sweep runs by default")
+
+    def evaluates(self, epoch: int) -> bool:
+        """Whether validation (and ``evaluate_train``) is evaluated after ``epoch`` (1-based):
+        at ``eval_first``, every ``eval_every`` epochs after it, and at the last epoch."""
+        first = self.eval_every if self.eval_first is None else self.eval_first
+        return (epoch >= first and (epoch - first) % self.eval_every == 0) or epoch == self.epochs
 
     @model_validator(mode="after")
     def _watched_metrics_recorded(self) -> TrainSpec:

@@ -1,10 +1,12 @@
 """The epoch loop: train, evaluate, select the best checkpoint, schedule, stop early.
 
 Per epoch it records ``train/loss`` (the mean loss of the training batches), ``val/<metric>``
-and, with ``evaluate_train``, ``train_eval/<metric>`` (both every ``eval_every`` epochs and at
-the last; with a weight penalty the metrics include ``objective`` = loss + penalty),
-``time/epoch_seconds``, ``solver/nfe`` (vector-field evaluations per training batch, forward and
-backward) and ``lr``; the caller persists the state and logs the record after every epoch.
+and, with ``evaluate_train``, ``train_eval/<metric>`` (both at the evaluation epochs
+``eval_first``, ``eval_first + eval_every``, ... and at the last; with a weight penalty the
+metrics include ``objective`` = loss + penalty), ``time/epoch_seconds``, ``solver/nfe``
+(vector-field evaluations per training batch, forward and backward) and ``lr``; the caller
+persists the state and logs the record after every epoch. With ``drop_last`` an epoch trains on
+the full batches only.
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ class Trainer:
         self.scheduler = make_scheduler(self.optimizer, self.train_spec)
         scale_output_gradients(model, self.train_spec.output_grad_scale)
         self.generator = torch.Generator().manual_seed(model.spec.seed)
+        n_train, batch = len(splits.train), self.train_spec.batch_size
+        if self.train_spec.drop_last and n_train < batch:
+            raise InputError(f"train.drop_last: the training split has {n_train} series, fewer "
+                             f"than one batch (batch_size {batch}), so every batch would be "
+                             f"dropped; lower batch_size or set drop_last: false")
         self.state = TrainState()
         self.progress = progress
 
@@ -84,14 +91,14 @@ class Trainer:
     def fit(self, on_epoch: Callable[[dict], None]) -> dict[str, float]:
         """Train until the last epoch or early stop; returns the test metrics of the best model."""
         ts = self.train_spec
-        n_batches = self.splits.train.n_batches(ts.batch_size)
+        n_batches = self._n_batches()
         bar = tqdm(total=ts.epochs * n_batches, initial=self.state.epoch * n_batches,
                    disable=not self.progress, dynamic_ncols=True, unit="batch")
         try:
             for epoch in range(self.state.epoch + 1, ts.epochs + 1):
                 bar.set_description(f"epoch {epoch}/{ts.epochs}")
                 record = self._train_epoch(epoch, bar)
-                if epoch % ts.eval_every == 0 or epoch == ts.epochs:
+                if ts.evaluates(epoch):
                     if ts.evaluate_train:
                         record.update(self._evaluate(TRAIN_EVAL, self.splits.train))
                     record.update(self._evaluate("val", self.splits.val))
@@ -116,7 +123,7 @@ class Trainer:
         start, total, count = time.perf_counter(), 0.0, 0
         model.integrator.nfe = 0
         for batch in self.splits.train.batches(ts.batch_size, shuffle=True,
-                                               generator=self.generator):
+                                               drop_last=ts.drop_last, generator=self.generator):
             batch = batch.to(self.device, self.dtype)
             self.optimizer.zero_grad(set_to_none=True)
             loss = model.spec.model.readout.loss(model(batch), batch.y)
@@ -132,11 +139,16 @@ class Trainer:
             total, count = total + value * len(batch.y), count + len(batch.y)
             bar.update(1)
             bar.set_postfix(loss=f"{value:.4f}", refresh=False)
-        n_batches = max(1, self.splits.train.n_batches(ts.batch_size))
+        n_batches = max(1, self._n_batches())
         return {"epoch": epoch, "train/loss": total / max(count, 1),
                 "time/epoch_seconds": time.perf_counter() - start,
                 "solver/nfe": model.integrator.nfe / n_batches,
                 "lr": self.optimizer.param_groups[0]["lr"]}
+
+    def _n_batches(self) -> int:
+        """Training batches per epoch (the full ones only, with ``drop_last``)."""
+        ts = self.train_spec
+        return self.splits.train.n_batches(ts.batch_size, drop_last=ts.drop_last)
 
     def _evaluate(self, prefix: str, split: PreparedSplit) -> dict[str, float]:
         ts = self.train_spec
