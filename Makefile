@@ -27,4 +27,4 @@ test: $(STAMP)
 	$(VENV)/bin/pytest -q
 
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py --quick

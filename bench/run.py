@@ -236,13 +236,15 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-adjoint", action="store_true", help="skip the adjoint memory runs")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
-    parser.add_argument("--section", default="main",
-                        help="the marked section of --output this run replaces")
+    parser.add_argument("--section", default=None,
+                        help="the marked section of --output this run replaces "
+                             "(default: quick with --quick, else full)")
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "IMPL"), help=argparse.SUPPRESS)
     parser.add_argument("--backprop", default="direct", help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.repeats = args.repeats or (3 if args.quick else 5)
+    args.section = args.section or ("quick" if args.quick else "full")
     if args.worker:
         args.case, args.impl = args.worker
         worker(args)
