@@ -23,7 +23,7 @@ def split_layer(layer: nn.Linear, x: torch.Tensor
     The steps are unbound once, so the backward pass stacks their gradients once."""
     channels = x.shape[-1]
     return (F.linear(x.transpose(0, 1), layer.weight[:, :channels], layer.bias).unbind(0),
-            layer.weight[:, channels:].t())
+            layer.weight[:, channels:].contiguous().t())
 
 
 def run(step: Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor], state: torch.Tensor,
@@ -85,6 +85,6 @@ def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor
     def step(k, h_hat, dt):
         h = h_hat.sum(-1)
         return cell.update(h_hat, torch.addmm(in_r[k], h, w_r), torch.addmm(in_s[k], h, w_s),
-                           lambda read: torch.addmm(in_q[k], read, w_q), dt)
+                           lambda read: torch.addmm(in_q[k], read, w_q), dt, fast=True)
 
     return run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed)

@@ -34,17 +34,6 @@ def flatten(w: torch.Tensor) -> torch.Tensor:
     return w.flatten(-3)
 
 
-def head_softmax(x: torch.Tensor, fast: bool = False) -> torch.Tensor:
-    """Softmax over the head axis (last) of x (B, ·, h). ``fast`` reduces with axis 1 moved
-    innermost (the stage axis of :func:`stage_last_linear`'s layout, where that view is
-    contiguous; the head axis of a (B, H, h) read): the same values up to float rounding and
-    several times quicker for small heads, as the kernel then vectorises over that axis. The
-    generic path keeps the plain call, as the authors'."""
-    if fast:
-        return torch.softmax(x.movedim(1, -1), -2).movedim(-1, 1)
-    return torch.softmax(x, -1)
-
-
 def stage_last_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """x Wᵀ + b for x (B, U, in) as a (B, U, out) view of (B, out, U) memory: the stage axis U
     innermost, so per-head reductions and contractions over stages read contiguous rows (the

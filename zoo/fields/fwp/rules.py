@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .fast_weight import head_softmax, outer, retrieve
+from ..small_softmax import small_softmax
+from .fast_weight import outer, retrieve
 
 
 @dataclass
@@ -44,7 +45,7 @@ class Rule:
 
     def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
               fast: bool = False) -> Write:
-        """Activations of the raw outputs; ``fast`` selects :func:`head_softmax`'s fast kernel."""
+        """Activations of the raw outputs; ``fast`` selects :func:`small_softmax`'s fast kernel."""
         raise NotImplementedError
 
     def probe(self, w: Write) -> torch.Tensor:
@@ -72,7 +73,7 @@ class Hebb(Rule):
     def write(self, k, v, beta, fast=False):
         if self.activate_values:
             v, beta = torch.tanh(v), torch.sigmoid(beta)
-        return Write(head_softmax(k, fast), v, beta)
+        return Write(small_softmax(k, fast), v, beta)
 
     def response(self, w, read, fast=False):
         return w.rate * w.value
@@ -92,7 +93,7 @@ class Oja(Rule):
 
     def response(self, w, read, fast=False):
         k = w.key if read is None else w.key - read
-        return head_softmax(k, fast) * w.rate
+        return small_softmax(k, fast) * w.rate
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class Delta(Rule):
     post: bool = False
 
     def write(self, k, v, beta, fast=False):
-        return Write(head_softmax(k, fast), v if self.post else torch.tanh(v),
+        return Write(small_softmax(k, fast), v if self.post else torch.tanh(v),
                      torch.sigmoid(beta))
 
     def response(self, w, read, fast=False):

@@ -22,6 +22,7 @@ from pydantic import Field, PositiveInt
 
 from ...build_context import BuildContext
 from ...fast.recurrent import ctgru_sequence
+from ..small_softmax import small_softmax
 from .dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
@@ -35,9 +36,9 @@ class CTGRUCell(RecurrentCell):
         self.tau_s = glorot_linear(inputs + units, units * scales)
         self.detect = glorot_linear(inputs + units, units)
 
-    def _weights(self, ln_tau: torch.Tensor) -> torch.Tensor:
+    def _weights(self, ln_tau: torch.Tensor, fast: bool) -> torch.Tensor:
         """softmax_k(−(ln τ − ln τ_k)²) from the layer output ln τ (B, N·M)."""
-        return torch.softmax(-(ln_tau.view(-1, *self.state_shape) - self.ln_tau) ** 2, dim=-1)
+        return small_softmax(-(ln_tau.view(-1, *self.state_shape) - self.ln_tau) ** 2, fast)
 
     def decay_factors(self, elapsed: torch.Tensor) -> torch.Tensor:
         if self.decay == "code":
@@ -50,13 +51,14 @@ class CTGRUCell(RecurrentCell):
                            lambda read: self.detect(torch.cat([x, read], -1)), elapsed)
 
     def update(self, h_hat: torch.Tensor, ln_tau_r: torch.Tensor, ln_tau_s: torch.Tensor,
-               detect: Callable[[torch.Tensor], torch.Tensor], elapsed: torch.Tensor
-               ) -> torch.Tensor:
+               detect: Callable[[torch.Tensor], torch.Tensor], elapsed: torch.Tensor,
+               fast: bool = False) -> torch.Tensor:
         """The new traces from the layer outputs ln τ^r, ln τ^s and the detector's
-        pre-activation as a function of the retrieved Σ_k r_k ĥ_k."""
-        r = self._weights(ln_tau_r)
+        pre-activation as a function of the retrieved Σ_k r_k ĥ_k (``fast``: the softmax
+        kernel of :func:`small_softmax`)."""
+        r = self._weights(ln_tau_r, fast)
         q = torch.tanh(detect((r * h_hat).sum(-1))).unsqueeze(-1)
-        s = self._weights(ln_tau_s)
+        s = self._weights(ln_tau_s, fast)
         h_hat = ((1 - s) * h_hat + s * q) * self.decay_factors(elapsed)
         return h_hat if self.clip is None else h_hat.clamp(-self.clip, self.clip)
 
