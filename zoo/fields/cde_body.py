@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from .matrix_func import MatrixFieldFunc, matrix_times_elementwise
+from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
 
 
@@ -22,4 +22,4 @@ class CDEBody(SolvedBody):
         return (path.derivative(times),)
 
     def stage_field(self, z, dx):
-        return matrix_times_elementwise(self.vector_field(z), dx)
+        return matrix_times(self.vector_field(z), dx)
