@@ -1,14 +1,15 @@
 """Benchmark: generic (plain torchdiffeq/torchcde) vs fast path, same spec, weights and batch.
 
-Each case and implementation runs in a fresh subprocess, which times training steps (forward,
-backward, Adam step; median over ``--repeats`` after one warm-up step) and measures the peak
+Each case and implementation runs in fresh subprocesses, alternating over ``--rounds``, which
+time training steps (forward, backward, Adam step; median over ``--repeats`` after one warm-up
+step) and the work any implementation must do (``floor.py``), and measure the peak
 memory of the steps: the growth of the peak resident set size over the resident size before
 the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results go to
 ``docs/performance.md`` with the machine they ran on, between the markers of ``--section``
 (``<!-- bench:NAME -->`` … ``<!-- /bench:NAME -->``; the rest of the page is kept).
 
     .venv/bin/python bench/run.py [--quick] [--cases NAME ...] [--threads N] [--device cpu]
-                                  [--section NAME]
+                                  [--rounds N] [--section NAME]
 """
 
 from __future__ import annotations
@@ -171,6 +172,24 @@ def run_one(args, case: str, impl: str, backprop: str = "direct", factor: int = 
     return result
 
 
+def interleaved(args, case: str) -> tuple[dict, dict, dict]:
+    """(generic, fast, floor) results of ``--rounds`` alternating worker processes: the median
+    step time over the rounds and the largest peak memory, so that a change of the machine's
+    load during the run weighs on both paths alike."""
+    impls = ("generic", "fast", "floor")
+    rounds = [[run_one(args, case, impl) for impl in impls] for _ in range(args.rounds)]
+    merged = []
+    for results in zip(*rounds):
+        result = dict(results[-1])
+        if result["step_s"] is not None:
+            result["step_s"] = statistics.median(r["step_s"] for r in results)
+            if "batch" in result:
+                result["samples_s"] = result["batch"] / result["step_s"]
+                result["peak_mb"] = max(r["peak_mb"] for r in results)
+        merged.append(result)
+    return tuple(merged)
+
+
 def machine(args) -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in
                 Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
@@ -183,8 +202,8 @@ def machine(args) -> str:
 
 def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict]) -> str:
     lines = [f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
-             "backward + Adam step) after one warm-up, each case and implementation in a "
-             "fresh process. *bound*: generic s/step ÷ the time of the work any "
+             f"backward + Adam step) after one warm-up, in each of {args.rounds} alternating "
+             "fresh processes per case and implementation (median over the rounds). *bound*: generic s/step ÷ the time of the work any "
              "implementation of the same numbers must do (`bench/floor.py`). Written by "
              "`bench/run.py`.", "",
              "| case | batch | length | impl | s/step | samples/s | peak MB | NFE/step | "
@@ -232,6 +251,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"3 repeats, sequences over {QUICK_KEEPS} steps ÷ 4")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="alternating generic/fast/bound processes per case")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-adjoint", action="store_true", help="skip the adjoint memory runs")
@@ -249,8 +270,7 @@ def main() -> None:
         args.case, args.impl = args.worker
         worker(args)
         return
-    rows = [(run_one(args, case, "generic"), run_one(args, case, "fast"),
-             run_one(args, case, "floor")) for case in args.cases]
+    rows = [interleaved(args, case) for case in args.cases]
     adjoint = [] if args.no_adjoint else [run_one(args, case, "generic", "adjoint", factor)
                                           for case, factor in ADJOINT]
     write_section(args.output, args.section, report(args, rows, adjoint))
