@@ -140,6 +140,27 @@ def _saved(obj) -> bytes:
     return buffer.getvalue()
 
 
+def resumed_after(train: dict, epoch: int, prepare=lambda trainer: None):
+    """A new trainer restored from the snapshot a first one took after ``epoch`` before it was
+    interrupted (``prepare`` runs on the first trainer before it trains)."""
+    class Interrupt(Exception):
+        pass
+
+    first, snapshot = trainer_for(train), []
+
+    def interrupt(record):
+        if record["epoch"] == epoch:
+            snapshot.append(_saved(first.snapshot()))
+            raise Interrupt
+
+    prepare(first)
+    with pytest.raises(Interrupt):
+        first.fit(interrupt)
+    second = trainer_for(train)
+    second.restore(torch.load(io.BytesIO(snapshot[0]), weights_only=False))
+    return second
+
+
 # -- the loop ----------------------------------------------------------------------------------
 
 def test_train_split_is_evaluated_exactly_at_evaluation_epochs():
@@ -210,20 +231,8 @@ def test_resumed_loop_keeps_the_stop_and_schedule_state(monkeypatch):
     whole.fit(lambda record: None)
     assert whole.state.epoch == 18        # last progress at epoch 8, 10 ≥ 9 stale epochs at 18
 
-    class Interrupt(Exception):
-        pass
-
-    def interrupt_at_epoch_11(record):
-        if record["epoch"] == 11:
-            snapshot.append(_saved(first.snapshot()))
-            raise Interrupt
-
-    first, snapshot = trainer_for(train), []
-    script_evaluations(monkeypatch, first, metrics)
-    with pytest.raises(Interrupt):
-        first.fit(interrupt_at_epoch_11)
-    second = trainer_for(train)
-    second.restore(torch.load(io.BytesIO(snapshot[0]), weights_only=False))
+    second = resumed_after(train, 11, lambda first: script_evaluations(monkeypatch, first,
+                                                                       metrics))
     assert second.state.stopping == {"train_eval/loss": {"best": 0.7, "epoch": 8, "stale": 1}}
     script_evaluations(monkeypatch, second, metrics[5:])
     second.fit(lambda record: None)
@@ -475,19 +484,7 @@ def test_resume_with_eval_first_and_drop_last_continues_the_same_history():
     whole = trainer_for(train)
     whole_test = whole.fit(lambda record: None)
 
-    class Interrupt(Exception):
-        pass
-
-    def interrupt_at_epoch_13(record):
-        if record["epoch"] == 13:
-            snapshot.append(_saved(first.snapshot()))
-            raise Interrupt
-
-    first, snapshot = trainer_for(train), []
-    with pytest.raises(Interrupt):
-        first.fit(interrupt_at_epoch_13)
-    second = trainer_for(train)
-    second.restore(torch.load(io.BytesIO(snapshot[0]), weights_only=False))
+    second = resumed_after(train, 13)
     assert evaluated_epochs(second.state.history) == [1, 11]
     resumed_test = second.fit(lambda record: None)
     assert evaluated_epochs(second.state.history) == [1, 11, 21, 25]
