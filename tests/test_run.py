@@ -104,7 +104,7 @@ def test_resume_continues_the_same_run(write_spec, tiny_spec, tmp_path):
                              "--tracking-uri", uri], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     client = None
-    deadline = time.time() + 240
+    deadline = time.time() + 600  # generous: a loaded machine starts slowly
     while time.time() < deadline:
         time.sleep(1)
         try:
