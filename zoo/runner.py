@@ -20,6 +20,7 @@ from .errors import InputError, ZooError
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .series import DataBundle, PreparedSplit
+from .tracking.deferred_interrupt import interrupts_deferred
 from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri, ui_command
 from .tracking.params import flatten
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
@@ -102,16 +103,20 @@ class _Session:
         self.workdir = Path(tempfile.mkdtemp(prefix="zoo-run-"))
 
     def on_epoch(self, record: dict) -> None:
-        """Persist the resumable state first, then log: a crash never loses logged history."""
-        state = self.trainer.state
-        if state.best_epoch == record["epoch"]:
-            path = self.workdir / "best.pt"
-            atomic_save(best_payload(self.model, state.best_model), path)
-            self.tracker.log_file(path, "checkpoints")
-        last = self.workdir / "last.pt"
-        atomic_save(self.trainer.snapshot(), last)
-        self.tracker.log_file(last, "checkpoints")
-        self.tracker.log_metrics(record, step=record["epoch"])
+        """Persist the resumable state first, then log: a crash never loses logged history.
+
+        Ctrl-C is delivered after the whole epoch is stored, never in the middle of a write.
+        """
+        with interrupts_deferred():
+            state = self.trainer.state
+            if state.best_epoch == record["epoch"]:
+                path = self.workdir / "best.pt"
+                atomic_save(best_payload(self.model, state.best_model), path)
+                self.tracker.log_file(path, "checkpoints")
+            last = self.workdir / "last.pt"
+            atomic_save(self.trainer.snapshot(), last)
+            self.tracker.log_file(last, "checkpoints")
+            self.tracker.log_metrics(record, step=record["epoch"])
 
     def train(self) -> RunResult:
         try:
