@@ -5,7 +5,7 @@
 # Usage: reproductions/epoch_timing.sh SPEC... ; prints time/epoch_seconds and the batch count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-/work/shared/data}
+export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-$(pwd)/../shared/data}
 STORE=${STORE:-/tmp/repro/timing.db}
 for spec in "$@"; do
   start=$(date +%s)
