@@ -130,12 +130,13 @@ class _Session:
             self.tracker.finish("FAILED")
             raise
         state = self.trainer.state
-        self.tracker.log_metrics(test, step=state.epoch)
-        if self.spec.tracking.plots and state.history:
-            png = learning_curves(state.history, self.workdir / "learning_curves.png",
-                                  self.spec.name or "run")
-            self.tracker.log_file(png, "plots")
-        self.tracker.finish("FINISHED")
+        with interrupts_deferred():  # the test results are stored whole, as each epoch is
+            self.tracker.log_metrics(test, step=state.epoch)
+            if self.spec.tracking.plots and state.history:
+                png = learning_curves(state.history, self.workdir / "learning_curves.png",
+                                      self.spec.name or "run")
+                self.tracker.log_file(png, "plots")
+            self.tracker.finish("FINISHED")
         return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch)
 
 
