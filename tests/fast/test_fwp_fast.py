@@ -52,3 +52,12 @@ def test_adjoint_and_two_layers_run_generic():
     assert model.body.implementation_used == "generic (two-layer model)"
     assert make_model(SMALL, channels=3, method="dopri5").body.implementation_used \
         == "generic (solver dopri5)"
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("rule", RULES[:2], ids=lambda r: "-".join(r.values()))
+def test_final_read_without_forming_w(rule, transpose):
+    """Hebb and pre-delta read W q (or Wᵀ q) of the final state by vector sweeps."""
+    spec = field({**rule, "transpose_readout": transpose}, "cde")
+    assert_fast_equals_generic(spec, "rk4")
+    assert_fast_equals_generic(spec, "midpoint", dtype=torch.float32)

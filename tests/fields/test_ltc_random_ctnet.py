@@ -44,7 +44,9 @@ def test_trajectory_length_and_steps_are_computable(model_kind):
     result = model.body.trajectory_length(path, layer=1)
     assert result.length.shape == (2,)
     assert torch.isfinite(result.length).all() and torch.all(result.length > 0)
-    torch.testing.assert_close(result.length[0], result.length[1])  # identical series
+    # identical series: equal up to float32 rounding, which a sum over thousands of solver
+    # points accumulates differently in the two batch rows (SIMD lanes)
+    torch.testing.assert_close(result.length[0], result.length[1], rtol=1e-4, atol=0)
     assert torch.all((result.explained > 0) & (result.explained <= 1 + 1e-6))
     assert isinstance(result.steps, int) and result.steps > 0
     assert result.nfe == 2 + 6 * result.steps  # dopri5: 6 new stages per attempted step

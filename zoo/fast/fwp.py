@@ -1,34 +1,51 @@
-"""FWP fast path dispatch: fast weights at the output times without the generic solve.
+"""FWP fast path dispatch: fast weights, or their read, without the generic solve.
 
 Hebb → :mod:`.fwp_hebb` (weighted sum), pre-delta → :mod:`.fwp_delta` (affine steps), post-delta
 and Oja → :mod:`.fwp_rank_one` (lean loop). All evaluate the control and the slow net at every
-distinct stage time in one call (:func:`.fwp_stages.distinct_writes`).
+distinct stage time in one call (:func:`.fwp_stages.distinct_writes`). A model that reads only
+its final state asks for :func:`fast_read`, which the Hebb and pre-delta paths compute without
+forming W after W(t0).
 """
 
 from __future__ import annotations
 
 import torch
 
+from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Delta
-from .fwp_delta import pre_delta_states
-from .fwp_hebb import hebb_fast_weights
+from .fwp_delta import pre_delta_read, pre_delta_states
+from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
 from .fwp_stages import distinct_writes, per_stage
 from .grid import FixedGrid
 
 
-def fast_weights(update, w0: torch.Tensor, path, integrator,
-                 rows: torch.Tensor | None) -> torch.Tensor:
-    """W (B, H, h, h) at output index rows[b] of ``path.grid_points`` per sample, or at every
-    grid point (T, B, H, h, h) when ``rows`` is None."""
+def fast_weights(update, w0: torch.Tensor, path, integrator) -> torch.Tensor:
+    """W at every grid point of ``path.grid_points``, (T, B, H, h, h)."""
     grid = FixedGrid.plan(integrator, path.grid_points)
     writes, index = distinct_writes(update, path, grid, w0.dtype)
     rule = update.rule
     if not rule.reads_state:
-        return hebb_fast_weights(rule, writes, index, grid, w0, rows)
-    writes = per_stage(writes, index)
-    if isinstance(rule, Delta) and not rule.post:
-        states = pre_delta_states(writes, grid, w0)
-    else:
-        states = rank_one_states(rule, writes, grid, w0)
-    return grid.outputs(states, rows)
+        return hebb_fast_weights(rule, writes, index, grid, w0)
+    if _pre_delta(rule):
+        return grid.outputs(pre_delta_states(writes, index, grid, w0))
+    return grid.outputs(rank_one_states(rule, per_stage(writes, index), grid, w0))
+
+
+def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q: torch.Tensor,
+              transpose: bool) -> torch.Tensor:
+    """W q_b per head (Wᵀ q_b when ``transpose``), (B, H, h), with sample b's W at grid index
+    rows[b] of ``path.grid_points`` and its query q_b (B, H, h)."""
+    grid = FixedGrid.plan(integrator, path.grid_points)
+    writes, index = distinct_writes(update, path, grid, w0.dtype)
+    rule = update.rule
+    if not rule.reads_state:
+        return hebb_read(rule, writes, index, grid, w0, rows, q, transpose)
+    if _pre_delta(rule):
+        return pre_delta_read(writes, index, grid, w0, grid.increment_weights(rows), q, transpose)
+    states = rank_one_states(rule, per_stage(writes, index), grid, w0)
+    return retrieve(grid.outputs(states, rows), q, transpose)
+
+
+def _pre_delta(rule) -> bool:
+    return isinstance(rule, Delta) and not rule.post

@@ -1,30 +1,92 @@
 """Pre-delta fast path: the field is affine in W, so each step is an affine map of W.
 
-Pre-delta's response r = β (v − W k) is affine in the read, so the stage responses of step n
-are r_s = z_s − W_n u_s with z_s = β_s (v_s − Σ_{j<s} a_sj h ⟨k_j, k_s⟩ z_j) and u_s the same
-recurrence on k_s: computed for all steps at once. The sequential part is then
-W_{n+1} = W_n + (Z_n − W_n U_n) K_nᵀ with Z_n = [z_s], U_n = [u_s], K_n = [h b_s k_s].
+Pre-delta's stage response r_s = β_s (v_s − Y_s k_s) reads the stage state
+Y_s = W_n + h Σ_{j<s} a_sj r_j ⊗ k_j only through Y_s k_s = W_n k_s + Σ_{j<s} m_js r_j with
+m_js = a_sj h ⟨k_j, k_s⟩. Forward substitution over the stages solves these S equations at
+once: R_n = [r_1 … r_S] = (V_n − W_n K_n) T_nᵀ, where T_n = (I + diag(β) M)⁻¹ diag(β) is a
+lower-triangular S × S matrix per sample and head and V_n, K_n hold the step's values and keys
+as h × S columns. With P_n = T_nᵀ diag(h_n b_s), a step is
+
+    W_{n+1} = W_n + (V_n − W_n K_n) P_n K_nᵀ,
+
+and P_n, which does not depend on W, is computed for every step at once.
+
+Where only the read y = W(t) q is needed (the final state of a classifier), no W after W_0 is
+formed. W_{n+1} = W_n A_n + C_n with A_n = I − K_n P_n K_nᵀ and C_n = V_n P_n K_nᵀ, so
+
+    W_N q = W_0 g_0 + Σ_n V_n c_n,   c_n = P_n K_nᵀ g_{n+1},  g_n = g_{n+1} − K_n c_n,  g_N = q,
+    W_Nᵀ q = x_N,  x_{n+1} = x_n − K_n P_nᵀ (K_nᵀ x_n − V_nᵀ q),  x_0 = W_0ᵀ q:
+
+one :func:`.sweep.sweep` over h-vectors, backward or forward. A sample whose output time t lies
+before the end has its increment weights (:meth:`FixedGrid.increment_weights`: 1, then λ,
+then 0) folded into P_n, which makes W_N its own W(t).
+
+Everything runs on the distinct stages with the batch and head axes innermost, (U, ·, B·H),
+where each stage-by-stage operation is an elementwise product vectorised over B·H.
 """
 
 from __future__ import annotations
 
 import torch
 
+from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Write
-from .fwp_stages import coupling, stage_responses, step_weights
+from .fwp_stages import coupling, stage_responses, stage_windows, step_coefficients
 from .grid import FixedGrid
+from .sweep import sweep
 
 
-def pre_delta_states(writes: Write, grid: FixedGrid, w0: torch.Tensor) -> list[torch.Tensor]:
-    """W at every grid point (N+1 of (B, H, h, h))."""
-    h = writes.key.shape[-1]
-    rate, target = writes.rate.unbind(1), torch.cat([writes.value, writes.key], -1).unbind(1)
-    rs = stage_responses([None] * grid.tableau.stages, coupling(grid, writes.key),
-                         lambda s, m: rate[s] * (target[s] if m is None else target[s] - m))
-    z, u = torch.stack(rs, -1).split(h, -2)  # (N, B, H, h, S) each
-    right = step_weights(grid, writes.key)
+def _batch_last(x: torch.Tensor) -> torch.Tensor:
+    """Distinct-stage write (B, U, H, c) -> (U, c, B·H), contiguous."""
+    return x.permute(1, 3, 0, 2).reshape(x.shape[1], x.shape[3], -1).contiguous()
+
+
+def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
+            weights: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (B, U, H, ·)
+    at the stages ``index`` (N, S); ``weights`` (B, N) scale each sample's steps."""
+    keys = stage_windows(_batch_last(writes.key), index, 0).permute(0, 3, 1, 2)
+    rate = stage_windows(_batch_last(writes.rate)[:, 0], index, 0).unbind(-1)  # S of (N, BH)
+    stages = grid.tableau.stages
+    eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
+    rows = stage_responses([None] * stages, coupling(grid, keys.unbind(1), 1),
+                           lambda s, m: rate[s][:, None] * (eye[s] if m is None else eye[s] - m))
+    scale = step_coefficients(grid, keys.dtype).to(keys.device)[..., None]  # (N, S, 1)
+    if weights is not None:
+        heads = writes.key.shape[2]
+        scale = scale * weights.T.to(scale).repeat_interleave(heads, 1)[:, None]
+    return keys, torch.stack(rows, 2) * scale[:, None]  # P = Tᵀ diag(h b w)
+
+
+def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
+                     w0: torch.Tensor) -> list[torch.Tensor]:
+    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (B, U, H, ·)."""
+    batch = w0.shape[:2]
+    K, P = _mixing(writes, index, grid)
+    V = stage_windows(_batch_last(writes.value), index, 0).permute(0, 3, 1, 2)
+    V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
+    P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
     W, states = w0, [w0]
-    for z_n, u_n, k_n in zip(z.unbind(0), u.unbind(0), right.unbind(0)):
-        W = W + (z_n - W @ u_n) @ k_n
+    for v, k, pk in zip(V.unbind(0), K.unbind(0), (P @ K.mT).unbind(0)):
+        W = W + (v - W @ k) @ pk
         states.append(W)
     return states
+
+
+def pre_delta_read(writes: Write, index: torch.Tensor, grid: FixedGrid, w0: torch.Tensor,
+                   weights: torch.Tensor, q: torch.Tensor, transpose: bool) -> torch.Tensor:
+    """W(t_b) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h), from
+    distinct-stage writes (B, U, H, ·), W(t_0) = ``w0`` and the increment weights (B, N)."""
+    batch = q.shape[:2]
+    K, P = _mixing(writes, index, grid, weights)
+    # values in their own layout, (B, H, h, U) memory: the contractions over U are products
+    values = writes.value.permute(0, 2, 3, 1)
+    if transpose:
+        vq = (q[..., None] * values).sum(2).flatten(0, 1).T  # (U, BH)
+        x, _ = sweep(retrieve(w0, q, True).flatten(0, 1).T, K, P.transpose(1, 2),
+                     stage_windows(vq, index, 0).transpose(-1, -2))
+        return x.T.unflatten(0, batch)
+    g, c = sweep(q.flatten(0, 1).T, K, P, reverse=True)
+    c = c.new_zeros(values.shape[-1], c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
+    return retrieve(w0, g.T.unflatten(0, batch)) + (values @ c.T.unflatten(0, batch)[..., None]
+                                                     ).squeeze(-1)

@@ -3,34 +3,48 @@
 With increments Δ_n = h_n Σ_s b_s r_{n,s} ⊗ p_{n,s} (r = σ(β)·v, p = softmax(k)) and the output
 weights w_{j,n} of :meth:`FixedGrid.increment_weights`,
 W(t_j) = W(t_0) + Σ_{n,s} w_{j,n} h_n b_s r_{n,s} ⊗ p_{n,s}: one batched contraction, over the
-distinct stage times (a stage shared by two steps carries the sum of both coefficients).
+distinct stage times (a stage shared by two steps carries the sum of both coefficients). Its
+read needs no W at all: W(t_j) q = W(t_0) q + Σ_{n,s} w_{j,n} h_n b_s ⟨p_{n,s}, q⟩ r_{n,s}.
 """
 
 from __future__ import annotations
 
 import torch
 
+from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Rule, Write
+from .fwp_stages import step_coefficients
 from .grid import FixedGrid
 
 
 def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
-                      w0: torch.Tensor, rows: torch.Tensor | None) -> torch.Tensor:
-    """W at output index rows[b] per sample (B, H, h, h), or at every output time (T, B, H, h, h)
-    when ``rows`` is None; ``writes`` (B, U, H, h) at the distinct stages ``index`` (N, S)."""
-    all_rows = torch.arange(len(grid.t), device=w0.device)
-    weights = grid.increment_weights(all_rows if rows is None else rows).to(w0.dtype)
-    b = torch.tensor(grid.tableau.b, dtype=w0.dtype, device=w0.device)
-    coef = weights[..., None] * (grid.dt.to(w0.dtype)[:, None] * b)  # (R, N, S)
-    distinct = coef.new_zeros(len(coef), writes.key.shape[1]).index_add_(
-        1, index.flatten(), coef.flatten(1))  # (R, U)
-    if rows is None:
-        left, right = _factors(rule, writes)
-        return w0 + torch.einsum("tu,buhi,buhj->tbhij", distinct, left, right)
+                      w0: torch.Tensor) -> torch.Tensor:
+    """W at every output time (T, B, H, h, h) from ``writes`` (B, U, H, h) at the distinct
+    stages ``index`` (N, S)."""
+    coef = _coefficients(grid, index, torch.arange(len(grid.t), device=w0.device), w0.dtype)
+    left, right = _factors(rule, writes)
+    return w0 + torch.einsum("tu,buhi,buhj->tbhij", coef, left, right)
+
+
+def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
+              w0: torch.Tensor, rows: torch.Tensor, q: torch.Tensor,
+              transpose: bool) -> torch.Tensor:
+    """W(t_{rows[b]}) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h)."""
+    coef = _coefficients(grid, index, rows, w0.dtype)
     # the response is linear in the rate: fold each sample's coefficients into it
-    scaled = Write(writes.key, writes.value, writes.rate * distinct[..., None, None])
+    scaled = Write(writes.key, writes.value, writes.rate * coef[..., None, None])
     left, right = _factors(rule, scaled)
-    return w0 + torch.einsum("buhi,buhj->bhij", left, right)
+    out, inner = (right, left) if transpose else (left, right)
+    weight = (inner * q[:, None]).sum(-1)  # (B, U, H)
+    return retrieve(w0, q, transpose) + torch.einsum("buhi,buh->bhi", out, weight)
+
+
+def _coefficients(grid: FixedGrid, index: torch.Tensor, rows: torch.Tensor,
+                  dtype: torch.dtype) -> torch.Tensor:
+    """(R, U): the weight of each distinct stage's term in y(t_{rows[r]})."""
+    coef = grid.increment_weights(rows).to(dtype)[..., None] * step_coefficients(grid, dtype)
+    return coef.new_zeros(len(coef), int(index.max()) + 1).index_add_(
+        1, index.flatten(), coef.flatten(1))
 
 
 def _factors(rule: Rule, writes: Write) -> tuple[torch.Tensor, torch.Tensor]:

@@ -18,7 +18,7 @@ def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
                     w0: torch.Tensor) -> list[torch.Tensor]:
     """W at every grid point (N+1 of (B, H, h, h))."""
     probes = rule.probe(writes)  # (N, S, B, H, h)
-    pairs = {key: value.unbind(0) for key, value in coupling(grid, probes).items()}
+    pairs = {key: value.unbind(0) for key, value in coupling(grid, probes.unbind(1)).items()}
     right = step_weights(grid, probes).unbind(0)
     reads = probes.movedim(1, -1).unbind(0)  # (B, H, h, S) per step
     stages = [[Write(*parts) for parts in zip(*(f.unbind(0) for f in step))]

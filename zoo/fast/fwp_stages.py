@@ -27,24 +27,39 @@ def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
     return update.write(*update.inputs(path, times), fast=True), index.to(path.grid_points.device)
 
 
+def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tensor:
+    """The stages of every step as a view of distinct-stage values along ``dim``: that axis
+    becomes N and a last axis S is added, as the stages of step n are the distinct stages
+    index[n] = n·step + (0 … S − 1)."""
+    size = index.shape[1]
+    return x.unfold(dim, size, int(index[1, 0] - index[0, 0]) if len(index) > 1 else size)
+
+
 def per_stage(writes: Write, index: torch.Tensor) -> Write:
-    """Distinct-stage writes (B, U, H, ·) laid out per stage, (N, S, B, H, ·)."""
-    return Write(*(x.movedim(1, 0)[index] for x in (writes.key, writes.value, writes.rate)))
+    """Distinct-stage writes (B, U, H, ·) laid out per stage, (N, S, B, H, ·), as views."""
+    return Write(*(stage_windows(x, index, 1).permute(1, -1, 0, 2, 3)
+                   for x in (writes.key, writes.value, writes.rate)))
 
 
-def coupling(grid: FixedGrid, probes: torch.Tensor) -> dict[tuple[int, int], torch.Tensor]:
-    """a_sj h_n ⟨p_j, p_s⟩ for every non-zero a_sj, keyed (j, s), each (N, B, H, 1), from
-    probes (N, S, B, H, h): one multiply-and-sum per pair (a batched S × S Gram product of
-    h-vectors is several times slower on CPU)."""
-    dt, p = grid.dt.to(probes.dtype).view(-1, 1, 1, 1), probes.unbind(1)
-    return {(j, s): (a * dt) * (p[j] * p[s]).sum(-1, keepdim=True)
+def coupling(grid: FixedGrid, probes: list[torch.Tensor], dim: int = -1
+             ) -> dict[tuple[int, int], torch.Tensor]:
+    """a_sj h_n ⟨p_j, p_s⟩ for every non-zero a_sj, keyed (j, s), from the probes of each stage
+    (S of (N, ...), the vector axis ``dim`` kept with size 1): one multiply-and-sum per pair (a
+    batched S × S Gram product of h-vectors is several times slower on CPU)."""
+    dt = grid.dt.to(probes[0].dtype).view(-1, *(1,) * (probes[0].dim() - 1))
+    return {(j, s): (a * dt) * (probes[j] * probes[s]).sum(dim, keepdim=True)
             for s, row in enumerate(grid.tableau.a) for j, a in enumerate(row) if a}
+
+
+def step_coefficients(grid: FixedGrid, dtype: torch.dtype) -> torch.Tensor:
+    """h_n b_s (N, S): each stage's weight in the step's increment."""
+    dt = grid.dt.to(dtype)
+    return dt[:, None] * torch.tensor(grid.tableau.b, dtype=dtype, device=dt.device)
 
 
 def step_weights(grid: FixedGrid, probes: torch.Tensor) -> torch.Tensor:
     """h_n b_s p_s as (N, B, H, S, h), the right factor of the step's increment."""
-    b = torch.tensor(grid.tableau.b, dtype=probes.dtype, device=probes.device)
-    weight = grid.dt.to(probes.dtype)[:, None] * b  # (N, S)
+    weight = step_coefficients(grid, probes.dtype).to(probes.device)
     return (weight[..., None, None, None] * probes).movedim(1, -2)
 
 

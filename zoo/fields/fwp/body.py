@@ -4,7 +4,9 @@ Solves on ``path.grid_points``, takes each sample's W at its final index (facts 
 the query at the global last time ``path.interval[-1]`` (the authors' code does so even for
 shorter series, facts §1.6 note) and returns the d-dim features after out_proj and the FF
 block. Per-step tasks read W(t_i) with the query at t_i for every grid time.
-``implementation`` is ``"fast"`` (:func:`zoo.fast.fwp.fast_weights`) or ``"generic (…)"``.
+``implementation`` is ``"fast"`` (:func:`zoo.fast.fwp.fast_read`, which reads the final state
+without forming it where the rule allows, or :func:`zoo.fast.fwp.fast_weights` for per-step
+tasks) or ``"generic (…)"``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ...fast.fwp import fast_weights
+from ...fast.fwp import fast_read, fast_weights
 from ..initial import output_index, solve_at
 from .fast_weight import as_matrices, flatten
 from .vector_field import LearningRuleField
@@ -43,16 +45,22 @@ class FWPBody(nn.Module):
         W, embedded = self.vector_field.readout_input(path, t, W)
         return self.readout(W, embedded, self.transpose)
 
-    def fast_weights(self, path, batch, rows: torch.Tensor | None) -> torch.Tensor:
-        """W at grid index rows[b] per sample (B, H, h, h), or at every grid point (T, B, …)."""
+    def fast_weights(self, path, batch) -> torch.Tensor:
+        """W at every grid point (T, B, H, h, h)."""
         if self.implementation_used == "fast":
             w0 = self.initial(self.vector_field, path, batch)
-            return fast_weights(self.vector_field, w0, path, self.integrate, rows)
-        return as_matrices(self.solve(path, batch, rows), self.vector_field.heads)
+            return fast_weights(self.vector_field, w0, path, self.integrate)
+        return as_matrices(self.solve(path, batch), self.vector_field.heads)
 
     def forward(self, path, batch) -> torch.Tensor:
         if self.per_step:
             return torch.stack([self.read(path, t, W) for t, W in
-                                zip(path.grid_points, self.fast_weights(path, batch, None))], 1)
-        W = self.fast_weights(path, batch, output_index(path, batch))
-        return self.read(path, path.interval[-1], W)
+                                zip(path.grid_points, self.fast_weights(path, batch))], 1)
+        rows, t = output_index(path, batch), path.interval[-1]
+        if self.implementation_used == "fast":
+            q = self.readout.fast_query.query(self.vector_field.query_input(path, t))
+            w0 = self.initial(self.vector_field, path, batch)
+            return self.readout.features(fast_read(self.vector_field, w0, path, self.integrate,
+                                                   rows, q, self.transpose))
+        W = as_matrices(self.solve(path, batch, rows), self.vector_field.heads)
+        return self.read(path, t, W)

@@ -62,7 +62,10 @@ class CDEUpdate(nn.Module):
                 W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x, dx), W)
 
+    def query_input(self, path, t: torch.Tensor) -> torch.Tensor:
+        """The embedded query input at time t: the query reads the key source."""
+        return self.slow.embed(path.evaluate(t) if self.keys_from == "x" else path.derivative(t))
+
     def readout_input(self, path, t: torch.Tensor, W: torch.Tensor):
-        """(memory to query, embedded query input): the query reads the key source."""
-        c = path.evaluate(t) if self.keys_from == "x" else path.derivative(t)
-        return W, self.slow.embed(c)
+        """(memory to query, embedded query input)."""
+        return W, self.query_input(path, t)

@@ -37,6 +37,10 @@ class ODEUpdate(nn.Module):
     def forward(self, x: torch.Tensor, W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x), W)
 
+    def query_input(self, path, t: torch.Tensor) -> torch.Tensor:
+        """The embedded query input at time t."""
+        return self.slow.embed(path.evaluate(t))
+
     def readout_input(self, path, t: torch.Tensor, W: torch.Tensor):
         """(memory to query, embedded query input) at time t."""
-        return W, self.slow.embed(path.evaluate(t))
+        return W, self.query_input(path, t)

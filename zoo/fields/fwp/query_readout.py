@@ -40,4 +40,8 @@ class QueryReadout(nn.Module):
         self.ff_block = FeedForward(d, d_ff)
 
     def forward(self, W: torch.Tensor, embedded: torch.Tensor, transpose: bool = False):
-        return self.ff_block(self.out_proj(self.fast_query(W, embedded, transpose)))
+        return self.features(retrieve(W, self.fast_query.query(embedded), transpose))
+
+    def features(self, read: torch.Tensor) -> torch.Tensor:
+        """out_proj and the FF block on the per-head reads (..., H, h)."""
+        return self.ff_block(self.out_proj(merge_heads(read)))
