@@ -16,7 +16,7 @@ from ..fields.fwp.rules import Delta
 from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
-from .fwp_stages import distinct_writes, per_stage
+from .fwp_stages import distinct_writes
 from .grid import FixedGrid
 
 
@@ -29,7 +29,7 @@ def fast_weights(update, w0: torch.Tensor, path, integrator) -> torch.Tensor:
         return hebb_fast_weights(rule, writes, index, grid, w0)
     if _pre_delta(rule):
         return grid.outputs(pre_delta_states(writes, index, grid, w0))
-    return grid.outputs(rank_one_states(rule, per_stage(writes, index), grid, w0))
+    return grid.outputs(rank_one_states(rule, writes, index, grid, w0))
 
 
 def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q: torch.Tensor,
@@ -43,8 +43,8 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
         return hebb_read(rule, writes, index, grid, w0, rows, q, transpose)
     if _pre_delta(rule):
         return pre_delta_read(writes, index, grid, w0, grid.increment_weights(rows), q, transpose)
-    states = rank_one_states(rule, per_stage(writes, index), grid, w0)
-    return retrieve(grid.outputs(states, rows), q, transpose)
+    weights = grid.increment_weights(rows)
+    return retrieve(rank_one_states(rule, writes, index, grid, w0, weights)[-1], q, transpose)
 
 
 def _pre_delta(rule) -> bool:

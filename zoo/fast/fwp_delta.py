@@ -31,22 +31,17 @@ import torch
 
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Write
-from .fwp_stages import coupling, stage_responses, stage_windows, step_coefficients
+from .fwp_stages import batch_last, coupling, stage_responses, stage_windows, step_coefficients
 from .grid import FixedGrid
 from .sweep import sweep
-
-
-def _batch_last(x: torch.Tensor) -> torch.Tensor:
-    """Distinct-stage write (B, U, H, c) -> (U, c, B·H), contiguous."""
-    return x.permute(1, 3, 0, 2).reshape(x.shape[1], x.shape[3], -1).contiguous()
 
 
 def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
             weights: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (B, U, H, ·)
     at the stages ``index`` (N, S); ``weights`` (B, N) scale each sample's steps."""
-    keys = stage_windows(_batch_last(writes.key), index, 0).permute(0, 3, 1, 2)
-    rate = stage_windows(_batch_last(writes.rate)[:, 0], index, 0).unbind(-1)  # S of (N, BH)
+    keys = stage_windows(batch_last(writes.key), index, 0).permute(0, 3, 1, 2)
+    rate = stage_windows(batch_last(writes.rate)[:, 0], index, 0).unbind(-1)  # S of (N, BH)
     stages = grid.tableau.stages
     eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
     rows = stage_responses([None] * stages, coupling(grid, keys.unbind(1), 1),
@@ -63,7 +58,7 @@ def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
     """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (B, U, H, ·)."""
     batch = w0.shape[:2]
     K, P = _mixing(writes, index, grid)
-    V = stage_windows(_batch_last(writes.value), index, 0).permute(0, 3, 1, 2)
+    V = stage_windows(batch_last(writes.value), index, 0).permute(0, 3, 1, 2)
     V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
     P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
     W, states = w0, [w0]

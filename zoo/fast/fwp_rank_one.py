@@ -1,8 +1,12 @@
 """Lean loop for rules whose response is non-linear in the read (post-delta Delta, Oja).
 
-Per step (see :mod:`.fwp_stages`): one batched read W_n [p_1 … p_S], the stage responses
-r_s = φ_s(W_n p_s + Σ_{j<s} a_sj h ⟨p_j, p_s⟩ r_j) on (B, H, h) vectors, and one update
-W_{n+1} = W_n + [r_1 … r_S] [h b_1 p_1 … h b_S p_S]ᵀ. Oja runs on Wᵀ (its transposed form).
+Per step (see :mod:`.fwp_stages`): one read W_n [p_1 … p_S], the stage responses
+r_s = φ_s(W_n p_s + Σ_{j<s} a_sj h ⟨p_j, p_s⟩ r_j), and one update
+W_{n+1} = W_n + Σ_s r_s ⊗ (h b_s p_s). Oja runs on Wᵀ (its transposed form).
+
+The loop stores the samples and heads innermost: W as (h, h, B·H), vectors as (h, B·H). Each
+read and update is then a multiply-and-sum vectorised over B·H, where the batch-first layout
+runs B·H tiny matrix products per step.
 """
 
 from __future__ import annotations
@@ -10,25 +14,36 @@ from __future__ import annotations
 import torch
 
 from ..fields.fwp.rules import Rule, Write
-from .fwp_stages import coupling, stage_responses, step_weights
+from .fwp_stages import batch_last, coupling, stage_responses, stage_windows, step_coefficients
 from .grid import FixedGrid
 
 
-def rank_one_states(rule: Rule, writes: Write, grid: FixedGrid,
-                    w0: torch.Tensor) -> list[torch.Tensor]:
-    """W at every grid point (N+1 of (B, H, h, h))."""
-    probes = rule.probe(writes)  # (N, S, B, H, h)
-    pairs = {key: value.unbind(0) for key, value in coupling(grid, probes.unbind(1)).items()}
-    right = step_weights(grid, probes).unbind(0)
-    reads = probes.movedim(1, -1).unbind(0)  # (B, H, h, S) per step
-    stages = [[Write(*parts) for parts in zip(*(f.unbind(0) for f in step))]
-              for step in zip(*(f.unbind(0) for f in (writes.key, writes.value, writes.rate)))]
+def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
+                    w0: torch.Tensor, weights: torch.Tensor | None = None
+                    ) -> list[torch.Tensor]:
+    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (B, U, H, ·) at
+    the stages ``index`` (N, S). ``weights`` (B, N) scale each sample's steps: with the
+    increment weights of its output time t_b (:meth:`FixedGrid.increment_weights`: 1, then λ,
+    then 0) the last state is W(t_b)."""
+    batch = w0.shape[:2]
+    stages = Write(*(stage_windows(batch_last(x), index, 0).permute(0, 3, 1, 2)
+                     for x in (writes.key, writes.value, writes.rate)))  # (N, S, ·, BH)
+    probes = rule.probe(stages)
+    pairs = {key: value.unbind(0) for key, value in coupling(grid, probes.unbind(1), 1).items()}
+    scale = step_coefficients(grid, w0.dtype).to(w0.device)[..., None]  # (N, S, 1)
+    if weights is not None:
+        scale = scale * weights.T.to(scale).repeat_interleave(batch[1], 1)[:, None]
+    right = (scale[:, :, None] * probes)[:, :, None].unbind(0)  # (S, 1, h, BH) per step
+    steps = [[Write(*parts) for parts in zip(*(f.unbind(0) for f in step))]
+             for step in zip(*(f.unbind(0) for f in (stages.key, stages.value, stages.rate)))]
     W = w0.transpose(-1, -2) if rule.transposed else w0
+    W = W.permute(2, 3, 0, 1).flatten(2)  # (h, h, BH)
     states = [W]
-    for n in range(grid.steps):
-        base = list((W @ reads[n]).unbind(-1))
+    for n, probe in enumerate(probes.unbind(0)):
+        base = list((W * probe[:, None]).sum(2).unbind(0))
         mix = {key: value[n] for key, value in pairs.items()}
-        rs = stage_responses(base, mix, lambda s, m: rule.response(stages[n][s], m, True))
-        W = W + torch.stack(rs, -1) @ right[n]
+        rs = stage_responses(base, mix, lambda s, m: rule.response(steps[n][s], m, 0))
+        W = W + (torch.stack(rs)[:, :, None] * right[n]).sum(0)
         states.append(W)
+    states = [W.unflatten(-1, batch).permute(2, 3, 0, 1) for W in states]
     return [W.transpose(-1, -2) for W in states] if rule.transposed else states

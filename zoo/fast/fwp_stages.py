@@ -27,18 +27,18 @@ def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
     return update.write(*update.inputs(path, times), fast=True), index.to(path.grid_points.device)
 
 
+def batch_last(x: torch.Tensor) -> torch.Tensor:
+    """Distinct-stage write (B, U, H, c) -> (U, c, B·H), contiguous: the layout of the loops
+    over steps, whose per-step products then vectorise over the samples and heads."""
+    return x.permute(1, 3, 0, 2).reshape(x.shape[1], x.shape[3], -1).contiguous()
+
+
 def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tensor:
     """The stages of every step as a view of distinct-stage values along ``dim``: that axis
     becomes N and a last axis S is added, as the stages of step n are the distinct stages
     index[n] = n·step + (0 … S − 1)."""
     size = index.shape[1]
     return x.unfold(dim, size, int(index[1, 0] - index[0, 0]) if len(index) > 1 else size)
-
-
-def per_stage(writes: Write, index: torch.Tensor) -> Write:
-    """Distinct-stage writes (B, U, H, ·) laid out per stage, (N, S, B, H, ·), as views."""
-    return Write(*(stage_windows(x, index, 1).permute(1, -1, 0, 2, 3)
-                   for x in (writes.key, writes.value, writes.rate)))
 
 
 def coupling(grid: FixedGrid, probes: list[torch.Tensor], dim: int = -1

@@ -52,8 +52,9 @@ class Rule:
         """The vector W is read with (and the term's other factor)."""
         return w.key
 
-    def response(self, w: Write, read: torch.Tensor | None, fast: bool = False) -> torch.Tensor:
-        """The term's response factor given the read (None: without the W-dependent part)."""
+    def response(self, w: Write, read: torch.Tensor | None, dim: int = -1) -> torch.Tensor:
+        """The term's response factor given the read (None: without the W-dependent part);
+        ``dim`` is the vector axis (the fast paths may store vectors with it first)."""
         raise NotImplementedError
 
     def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
@@ -75,7 +76,7 @@ class Hebb(Rule):
             v, beta = torch.tanh(v), torch.sigmoid(beta)
         return Write(small_softmax(k, fast), v, beta)
 
-    def response(self, w, read, fast=False):
+    def response(self, w, read, dim=-1):
         return w.rate * w.value
 
 
@@ -91,9 +92,9 @@ class Oja(Rule):
     def probe(self, w):
         return w.value
 
-    def response(self, w, read, fast=False):
+    def response(self, w, read, dim=-1):
         k = w.key if read is None else w.key - read
-        return small_softmax(k, fast) * w.rate
+        return torch.softmax(k, dim) * w.rate
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class Delta(Rule):
         return Write(small_softmax(k, fast), v if self.post else torch.tanh(v),
                      torch.sigmoid(beta))
 
-    def response(self, w, read, fast=False):
+    def response(self, w, read, dim=-1):
         v = w.value if read is None else w.value - read
         if self.post:
             v = torch.tanh(v)
