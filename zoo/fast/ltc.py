@@ -16,6 +16,7 @@ import torch
 from ..fields.ltc.cell import LTCCell
 from ..fields.ltc.unfold import Currents, Membrane, unfold
 from ..solvers.unfold import LTCFusedConfig
+from .ltc_fused import fused_unfolds
 
 
 def recurrent_currents(cell: LTCCell) -> Currents:
@@ -35,21 +36,21 @@ def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch
     """States after every input step (T, B, N) from v = 0, for inputs x (B, T, C)."""
     sensory_num, sensory_den = cell.sensory(x * cell.input_w + cell.input_b, cell.positive)
     cm, gleak = cell.positive(cell.cm), cell.positive(cell.gleak)
+    if isinstance(cell.solver, LTCFusedConfig):
+        steps = torch.stack([torch.as_tensor(cell.fused_step(dt), dtype=x.dtype, device=x.device)
+                             for dt in elapsed.unbind(0)])
+        cm_h = cm / steps[:, None]
+        synapses = cell.recurrent
+        w = cell.positive(synapses.w)
+        return fused_unfolds(gleak * cell.vleak + sensory_num.transpose(0, 1),
+                             cm_h[:, None] + gleak + sensory_den.transpose(0, 1) + cell.epsilon,
+                             cm_h, synapses.sigma, -synapses.sigma * synapses.mu,
+                             w * synapses.erev, w, cell.solver.unfolds)
     currents = recurrent_currents(cell)
-    fused = isinstance(cell.solver, LTCFusedConfig)
     v = x.new_zeros(x.shape[0], cell.units)
     states = []
     for num_s, den_s, dt in zip(sensory_num.unbind(1), sensory_den.unbind(1), elapsed.unbind(0)):
-        h = cell.fused_step(dt)
-        if fused:
-            cm_h = cm / h
-            c_num = gleak * cell.vleak + num_s
-            c_den = cm_h + gleak + den_s + cell.epsilon
-            for _ in range(cell.solver.unfolds):
-                num, den = currents(v)
-                v = (torch.addcmul(c_num, cm_h, v) + num) / (c_den + den)
-        else:
-            membrane = Membrane(cm, gleak, cell.vleak, num_s, den_s, cell.epsilon)
-            v = unfold(v, currents, membrane, cell.solver, h)
+        membrane = Membrane(cm, gleak, cell.vleak, num_s, den_s, cell.epsilon)
+        v = unfold(v, currents, membrane, cell.solver, cell.fused_step(dt))
         states.append(v)
     return torch.stack(states)
