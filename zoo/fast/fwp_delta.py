@@ -44,8 +44,8 @@ def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
     rate = stage_windows(batch_last(writes.rate)[:, 0], index, 0).unbind(-1)  # S of (N, BH)
     stages = grid.tableau.stages
     eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
-    rows = stage_responses([None] * stages, coupling(grid, keys.unbind(1), 1),
-                           lambda s, m: rate[s][:, None] * (eye[s] if m is None else eye[s] - m))
+    rows = stage_responses(list(eye), coupling(grid, keys.unbind(1), 1),
+                           lambda s, x: rate[s][:, None] * x)
     scale = step_coefficients(grid, keys.dtype).to(keys.device)[..., None]  # (N, S, 1)
     if weights is not None:
         heads = writes.key.shape[2]

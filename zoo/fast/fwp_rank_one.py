@@ -1,7 +1,7 @@
 """Lean loop for rules whose response is non-linear in the read (post-delta Delta, Oja).
 
 Per step (see :mod:`.fwp_stages`): one read W_n [p_1 … p_S], the stage responses
-r_s = φ_s(W_n p_s + Σ_{j<s} a_sj h ⟨p_j, p_s⟩ r_j), and one update
+r_s = β_s φ(t_s − W_n p_s − Σ_{j<s} a_sj h ⟨p_j, p_s⟩ r_j) (:meth:`Rule.response`), and one update
 W_{n+1} = W_n + Σ_s r_s ⊗ (h b_s p_s). Oja runs on Wᵀ (its transposed form).
 
 The loop stores the samples and heads innermost: W as (h, h, B·H), vectors as (h, B·H). Each
@@ -16,6 +16,7 @@ import torch
 from ..fields.fwp.rules import Rule, Write
 from .fwp_stages import batch_last, coupling, stage_responses, stage_windows, step_coefficients
 from .grid import FixedGrid
+from .inner_matmul import inner_matmul
 
 
 def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
@@ -33,17 +34,18 @@ def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedG
     scale = step_coefficients(grid, w0.dtype).to(w0.device)[..., None]  # (N, S, 1)
     if weights is not None:
         scale = scale * weights.T.to(scale).repeat_interleave(batch[1], 1)[:, None]
-    right = (scale[:, :, None] * probes)[:, :, None].unbind(0)  # (S, 1, h, BH) per step
-    steps = [[Write(*parts) for parts in zip(*(f.unbind(0) for f in step))]
-             for step in zip(*(f.unbind(0) for f in (stages.key, stages.value, stages.rate)))]
+    right = (scale[:, :, None] * probes).unbind(0)  # (S, h, BH) per step
+    targets = rule.target(stages)
     W = w0.transpose(-1, -2) if rule.transposed else w0
-    W = W.permute(2, 3, 0, 1).flatten(2)  # (h, h, BH)
+    W = W.permute(2, 3, 0, 1).flatten(2).contiguous()  # (h, h, BH)
     states = [W]
-    for n, probe in enumerate(probes.unbind(0)):
-        base = list((W * probe[:, None]).sum(2).unbind(0))
+    for n, (probe, target, rate) in enumerate(zip(probes.unbind(0), targets.unbind(0),
+                                                  stages.rate.unbind(0))):
+        reads = inner_matmul(W, probe.transpose(0, 1))  # (h, S, BH)
+        base = list((target - reads.transpose(0, 1)).unbind(0))
         mix = {key: value[n] for key, value in pairs.items()}
-        rs = stage_responses(base, mix, lambda s, m: rule.response(steps[n][s], m, 0))
-        W = W + (torch.stack(rs)[:, :, None] * right[n]).sum(0)
+        rs = stage_responses(base, mix, lambda s, x: rate[s] * rule.activate(x, 0))
+        W = W + inner_matmul(torch.stack(rs, 1), right[n])
         states.append(W)
     states = [W.unflatten(-1, batch).permute(2, 3, 0, 1) for W in states]
     return [W.transpose(-1, -2) for W in states] if rule.transposed else states

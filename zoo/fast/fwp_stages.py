@@ -1,6 +1,6 @@
 """What the FWP fast paths share: the slow net at every stage time, and the stage recurrence.
 
-A learning-rule term is rank one, dW = r ⊗ p with probe p and response r = φ(W p) (Oja: the
+A learning-rule term is rank one, dW = r ⊗ p with probe p and response r = β φ(t − W p) (Oja: the
 transposed state, see :class:`zoo.fields.fwp.rules.Rule`). At stage s of an explicit RK step
 from W_n the stage state is Y_s = W_n + h Σ_{j<s} a_sj r_j ⊗ p_j, so its read is
 
@@ -57,22 +57,14 @@ def step_coefficients(grid: FixedGrid, dtype: torch.dtype) -> torch.Tensor:
     return dt[:, None] * torch.tensor(grid.tableau.b, dtype=dtype, device=dt.device)
 
 
-def step_weights(grid: FixedGrid, probes: torch.Tensor) -> torch.Tensor:
-    """h_n b_s p_s as (N, B, H, S, h), the right factor of the step's increment."""
-    weight = step_coefficients(grid, probes.dtype).to(probes.device)
-    return (weight[..., None, None, None] * probes).movedim(1, -2)
-
-
-def stage_responses(base: list[torch.Tensor | None], mix: dict[tuple[int, int], torch.Tensor],
-                    response: Callable[[int, torch.Tensor | None], torch.Tensor]
-                    ) -> list[torch.Tensor]:
-    """r_s = response(s, base_s + Σ_{j<s} mix_js r_j) for every stage s; ``mix`` is
-    :func:`coupling` (a base of None is zero)."""
+def stage_responses(base: list[torch.Tensor], mix: dict[tuple[int, int], torch.Tensor],
+                    response: Callable[[int, torch.Tensor], torch.Tensor]) -> list[torch.Tensor]:
+    """r_s = response(s, base_s − Σ_{j<s} mix_js r_j) for every stage s; ``mix`` is
+    :func:`coupling`."""
     rs: list[torch.Tensor] = []
-    for s, m in enumerate(base):
+    for s, x in enumerate(base):
         for j, r in enumerate(rs):
             if (j, s) in mix:
-                term = mix[j, s] * r
-                m = term if m is None else m + term
-        rs.append(response(s, m))
+                x = torch.addcmul(x, mix[j, s], r, value=-1)
+        rs.append(response(s, x))
     return rs

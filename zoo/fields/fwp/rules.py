@@ -52,10 +52,19 @@ class Rule:
         """The vector W is read with (and the term's other factor)."""
         return w.key
 
+    def target(self, w: Write) -> torch.Tensor:
+        """What the read is subtracted from."""
+        return w.value
+
+    def activate(self, x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+        """φ of the response; ``dim`` is the vector axis (the fast paths may store it first)."""
+        return x
+
     def response(self, w: Write, read: torch.Tensor | None, dim: int = -1) -> torch.Tensor:
-        """The term's response factor given the read (None: without the W-dependent part);
-        ``dim`` is the vector axis (the fast paths may store vectors with it first)."""
-        raise NotImplementedError
+        """The term's response factor rate · φ(target − read) (read None: without the
+        W-dependent part)."""
+        return w.rate * self.activate(self.target(w) if read is None else self.target(w) - read,
+                                      dim)
 
     def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
         p = self.probe(w)
@@ -76,9 +85,6 @@ class Hebb(Rule):
             v, beta = torch.tanh(v), torch.sigmoid(beta)
         return Write(small_softmax(k, fast), v, beta)
 
-    def response(self, w, read, dim=-1):
-        return w.rate * w.value
-
 
 @dataclass(frozen=True)
 class Oja(Rule):
@@ -92,9 +98,11 @@ class Oja(Rule):
     def probe(self, w):
         return w.value
 
-    def response(self, w, read, dim=-1):
-        k = w.key if read is None else w.key - read
-        return torch.softmax(k, dim) * w.rate
+    def target(self, w):
+        return w.key
+
+    def activate(self, x, dim=-1):
+        return torch.softmax(x, dim)
 
 
 @dataclass(frozen=True)
@@ -107,11 +115,8 @@ class Delta(Rule):
         return Write(small_softmax(k, fast), v if self.post else torch.tanh(v),
                      torch.sigmoid(beta))
 
-    def response(self, w, read, dim=-1):
-        v = w.value if read is None else w.value - read
-        if self.post:
-            v = torch.tanh(v)
-        return w.rate * v
+    def activate(self, x, dim=-1):
+        return torch.tanh(x) if self.post else x
 
 
 def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:
