@@ -31,7 +31,7 @@ import torch
 
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Write
-from .fwp_stages import batch_last, coupling, stage_responses, stage_windows, step_coefficients
+from .fwp_stages import coupling, stage_responses, stage_windows, step_scale, steps_batch_last
 from .grid import FixedGrid
 from .sweep import sweep
 
@@ -40,16 +40,13 @@ def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
             weights: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (B, U, H, ·)
     at the stages ``index`` (N, S); ``weights`` (B, N) scale each sample's steps."""
-    keys = stage_windows(batch_last(writes.key), index, 0).permute(0, 3, 1, 2)
-    rate = stage_windows(batch_last(writes.rate)[:, 0], index, 0).unbind(-1)  # S of (N, BH)
+    keys = steps_batch_last(writes.key, index)
+    rate = steps_batch_last(writes.rate, index).unbind(1)  # S of (N, 1, BH)
     stages = grid.tableau.stages
     eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
     rows = stage_responses(list(eye), coupling(grid, keys.unbind(1), 1),
-                           lambda s, x: rate[s][:, None] * x)
-    scale = step_coefficients(grid, keys.dtype).to(keys.device)[..., None]  # (N, S, 1)
-    if weights is not None:
-        heads = writes.key.shape[2]
-        scale = scale * weights.T.to(scale).repeat_interleave(heads, 1)[:, None]
+                           lambda s, x: rate[s] * x)
+    scale = step_scale(grid, keys.dtype, weights, writes.key.shape[2])
     return keys, torch.stack(rows, 2) * scale[:, None]  # P = Tᵀ diag(h b w)
 
 
@@ -58,7 +55,7 @@ def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
     """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (B, U, H, ·)."""
     batch = w0.shape[:2]
     K, P = _mixing(writes, index, grid)
-    V = stage_windows(batch_last(writes.value), index, 0).permute(0, 3, 1, 2)
+    V = steps_batch_last(writes.value, index)
     V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
     P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
     W, states = w0, [w0]

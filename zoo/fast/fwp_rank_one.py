@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from ..fields.fwp.rules import Rule, Write
-from .fwp_stages import batch_last, coupling, stage_responses, stage_windows, step_coefficients
+from .fwp_stages import coupling, stage_responses, step_scale, steps_batch_last
 from .grid import FixedGrid
 from .inner_matmul import inner_matmul
 
@@ -27,13 +27,11 @@ def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedG
     increment weights of its output time t_b (:meth:`FixedGrid.increment_weights`: 1, then λ,
     then 0) the last state is W(t_b)."""
     batch = w0.shape[:2]
-    stages = Write(*(stage_windows(batch_last(x), index, 0).permute(0, 3, 1, 2)
+    stages = Write(*(steps_batch_last(x, index)
                      for x in (writes.key, writes.value, writes.rate)))  # (N, S, ·, BH)
     probes = rule.probe(stages)
     pairs = {key: value.unbind(0) for key, value in coupling(grid, probes.unbind(1), 1).items()}
-    scale = step_coefficients(grid, w0.dtype).to(w0.device)[..., None]  # (N, S, 1)
-    if weights is not None:
-        scale = scale * weights.T.to(scale).repeat_interleave(batch[1], 1)[:, None]
+    scale = step_scale(grid, w0.dtype, weights, batch[1])
     right = (scale[:, :, None] * probes).unbind(0)  # (S, h, BH) per step
     targets = rule.target(stages)
     W = w0.transpose(-1, -2) if rule.transposed else w0

@@ -41,6 +41,22 @@ def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tenso
     return x.unfold(dim, size, int(index[1, 0] - index[0, 0]) if len(index) > 1 else size)
 
 
+def steps_batch_last(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """Distinct-stage write (B, U, H, c) -> per step and stage (N, S, c, B·H), each step's
+    (S, c, B·H) one contiguous block (overlapping steps share their common stage)."""
+    return stage_windows(batch_last(x), index, 0).permute(0, 3, 1, 2)
+
+
+def step_scale(grid: FixedGrid, dtype: torch.dtype, weights: torch.Tensor | None = None,
+               heads: int = 1) -> torch.Tensor:
+    """h_n b_s as (N, S, 1), times each sample's weight w_{b,n} (``weights`` (B, N)) as
+    (N, S, B·H) for ``heads`` heads per sample."""
+    scale = step_coefficients(grid, dtype)[..., None]
+    if weights is None:
+        return scale
+    return scale * weights.T.to(scale).repeat_interleave(heads, 1)[:, None]
+
+
 def coupling(grid: FixedGrid, probes: list[torch.Tensor], dim: int = -1
              ) -> dict[tuple[int, int], torch.Tensor]:
     """a_sj h_n ⟨p_j, p_s⟩ for every non-zero a_sj, keyed (j, s), from the probes of each stage
