@@ -64,6 +64,7 @@ class _Sweep(torch.autograd.Function):
             e_bar[i] = (P[i] * f_total[i][:, None]).sum(0)
             x_bar = x_bar + (K[i] * e_bar[i][:, None]).sum(0)
         after, f_total, e_bar = torch.stack(after), torch.stack(f_total), torch.stack(e_bar)
-        K_bar = e_bar[:, :, None] * xs[:, None] - fs[:, :, None] * after[:, None]
+        K_bar = torch.addcmul(e_bar[:, :, None] * xs[:, None], fs[:, :, None], after[:, None],
+                              value=-1)
         P_bar = f_total[:, :, None] * es[:, None]
         return x_bar, K_bar, P_bar, -e_bar, None

@@ -1,0 +1,58 @@
+"""The fast paths' autograd functions with hand-written backward passes: values against plain
+loops, gradients against finite differences (float64)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from zoo.fast.inner_matmul import inner_matmul
+from zoo.fast.ltc_fused import fused_unfolds
+from zoo.fast.sweep import sweep
+
+
+def _random(*shape: int, scale: float = 1.0) -> torch.Tensor:
+    return (scale * torch.randn(*shape, dtype=torch.float64)).requires_grad_()
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_sweep_matches_its_recurrence_and_gradients(reverse):
+    torch.manual_seed(0)
+    h, S, M, B = 3, 2, 5, 4
+    x0, K, P, b = _random(h, B), _random(M, S, h, B, scale=0.3), _random(M, S, S, B), \
+        _random(M, S, B)
+    x, f = sweep(x0, K, P, b, reverse=reverse)
+    expected, fs = x0, [None] * M
+    for i in (reversed(range(M)) if reverse else range(M)):
+        e = torch.einsum("shb,hb->sb", K[i], expected) - b[i]
+        fs[i] = torch.einsum("stb,tb->sb", P[i], e)
+        expected = expected - torch.einsum("shb,sb->hb", K[i], fs[i])
+    torch.testing.assert_close(x, expected)
+    torch.testing.assert_close(f, torch.stack(fs))
+    assert torch.autograd.gradcheck(lambda *a: sweep(*a, reverse=reverse), (x0, K, P, b))
+
+
+def test_inner_matmul_is_a_batch_innermost_matmul():
+    torch.manual_seed(0)
+    a, b = _random(2, 3, 4, 5), _random(2, 4, 3, 5)
+    expected = (a.movedim(-1, 0) @ b.movedim(-1, 0)).movedim(0, -1)
+    torch.testing.assert_close(inner_matmul(a, b), expected)
+    assert torch.autograd.gradcheck(inner_matmul, (a, b))
+
+
+def test_fused_ltc_unfolds_match_the_update_and_gradients():
+    torch.manual_seed(0)
+    T, B, N, unfolds = 3, 2, 4, 2
+    c_num, sigma, offset, w_erev = _random(T, B, N), _random(N, N), _random(N, N), _random(N, N)
+    c_den = (1 + torch.rand(T, B, N, dtype=torch.float64)).requires_grad_()
+    cm_h = (0.5 + torch.rand(T, N, dtype=torch.float64)).requires_grad_()
+    w = torch.rand(N, N, dtype=torch.float64).requires_grad_()
+    args = (c_num, c_den, cm_h, sigma, offset, w_erev, w)
+    v, expected = torch.zeros(B, N, dtype=torch.float64), []
+    for t in range(T):
+        for _ in range(unfolds):
+            s = torch.sigmoid(sigma * v.unsqueeze(-1) + offset)
+            v = (c_num[t] + cm_h[t] * v + (s * w_erev).sum(-2)) / (c_den[t] + (s * w).sum(-2))
+        expected.append(v)
+    torch.testing.assert_close(fused_unfolds(*args, unfolds), torch.stack(expected))
+    assert torch.autograd.gradcheck(lambda *a: fused_unfolds(*a, unfolds), args)
