@@ -22,8 +22,7 @@ from .grid import FixedGrid
 
 def fast_weights(update, w0: torch.Tensor, path, integrator) -> torch.Tensor:
     """W at every grid point of ``path.grid_points``, (T, B, H, h, h)."""
-    grid = FixedGrid.plan(integrator, path.grid_points)
-    writes, index = distinct_writes(update, path, grid, w0.dtype)
+    grid, writes, index = _stages(update, w0, path, integrator)
     rule = update.rule
     if not rule.reads_state:
         return hebb_fast_weights(rule, writes, index, grid, w0)
@@ -36,15 +35,20 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
               transpose: bool) -> torch.Tensor:
     """W q_b per head (Wᵀ q_b when ``transpose``), (B, H, h), with sample b's W at grid index
     rows[b] of ``path.grid_points`` and its query q_b (B, H, h)."""
-    grid = FixedGrid.plan(integrator, path.grid_points)
-    writes, index = distinct_writes(update, path, grid, w0.dtype)
+    grid, writes, index = _stages(update, w0, path, integrator)
     rule = update.rule
     if not rule.reads_state:
         return hebb_read(rule, writes, index, grid, w0, rows, q, transpose)
-    if _pre_delta(rule):
-        return pre_delta_read(writes, index, grid, w0, grid.increment_weights(rows), q, transpose)
     weights = grid.increment_weights(rows)
+    if _pre_delta(rule):
+        return pre_delta_read(writes, index, grid, w0, weights, q, transpose)
     return retrieve(rank_one_states(rule, writes, index, grid, w0, weights)[-1], q, transpose)
+
+
+def _stages(update, w0: torch.Tensor, path, integrator):
+    """The solve's grid (its NFE counted) and the writes at its distinct stages."""
+    grid = FixedGrid.plan(integrator, path.grid_points)
+    return (grid, *distinct_writes(update, path, grid, w0.dtype))
 
 
 def _pre_delta(rule) -> bool:

@@ -60,11 +60,10 @@ class Rule:
         """φ of the response; ``dim`` is the vector axis (the fast paths may store it first)."""
         return x
 
-    def response(self, w: Write, read: torch.Tensor | None, dim: int = -1) -> torch.Tensor:
+    def response(self, w: Write, read: torch.Tensor | None) -> torch.Tensor:
         """The term's response factor rate · φ(target − read) (read None: without the
         W-dependent part)."""
-        return w.rate * self.activate(self.target(w) if read is None else self.target(w) - read,
-                                      dim)
+        return w.rate * self.activate(self.target(w) if read is None else self.target(w) - read)
 
     def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
         p = self.probe(w)
