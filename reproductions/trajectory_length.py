@@ -6,7 +6,9 @@ spec's solver and records, per draw, the computational depth (attempted dopri5 s
 sample) and the arc length of the first two principal components of the hidden states. Each
 draw is logged as a finished MLflow run tagged like a ``zoo run`` (``zoo.reproduces``,
 ``zoo.seed``) with ``test/depth`` and ``test/trajectory_length``, so ``zoo report
-hasani2021/table2`` compares them with the paper.
+hasani2021/table2`` compares them with the paper. Draws already logged in the store (same
+``zoo.reproduces`` and seed) are not measured again, so an interrupted run resumes where it
+stopped.
 
     .venv/bin/python reproductions/trajectory_length.py --tries 100 \
         --tracking-uri sqlite:////tmp/repro/mlruns.db
@@ -21,9 +23,11 @@ from pathlib import Path
 
 import mlflow
 import torch
+from tqdm import tqdm
 
 from zoo.build_context import DataShape
 from zoo.model import ZooModel
+from zoo.results.runs import finished_runs
 from zoo.spec.validate import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +48,16 @@ def measure(spec_path: Path, seed: int) -> dict[str, float]:
             "test/explained_variance": out.explained[0].item(), "test/nfe": out.nfe}
 
 
+def logged_draws(uri: str, reproduces: str) -> dict[int, dict[str, float]]:
+    """Metrics of the draws of ``reproduces`` already in the store, by seed (newest wins)."""
+    draws: dict[int, dict[str, float]] = {}
+    for run in finished_runs(uri, f"tags.`zoo.reproduces` = '{reproduces}'"):
+        seed = int(run.data.tags.get("zoo.seed", "0"))
+        if seed and "test/depth" in run.data.metrics:
+            draws.setdefault(seed, dict(run.data.metrics))
+    return draws
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("specs", nargs="*", type=Path,
@@ -59,10 +73,13 @@ def main() -> None:
         tries = 1 if "figure2" in spec.reproduces else args.tries
         mlflow.set_experiment(spec.tracking.experiment or spec.name)
         start, depths, lengths = time.perf_counter(), [], []
-        for seed in range(1, tries + 1):
-            metrics = measure(spec_path, seed)
+        logged = logged_draws(args.tracking_uri, spec.reproduces)
+        for seed in tqdm(range(1, tries + 1), desc=spec.reproduces, unit="draw", leave=False):
+            metrics = logged.get(seed) or measure(spec_path, seed)
             depths.append(metrics["test/depth"])
             lengths.append(metrics["test/trajectory_length"])
+            if seed in logged:
+                continue
             with mlflow.start_run(run_name=f"{spec.name}-seed{seed}"):
                 mlflow.set_tags({"zoo.reproduces": spec.reproduces, "zoo.seed": str(seed),
                                  "zoo.spec": str(spec_path.resolve().relative_to(ROOT))})
@@ -73,7 +90,8 @@ def main() -> None:
                 mlflow.log_metrics(metrics)
         sd = statistics.pstdev(depths) if len(depths) > 1 else 0.0
         print(f"{spec.reproduces}: depth {statistics.mean(depths):.3f} ± {sd:.3f}, "
-              f"length {statistics.median(lengths):.1f} (median) over {tries} draws, "
+              f"length {statistics.median(lengths):.1f} (median) over {tries} draws "
+              f"({len([s for s in logged if s <= tries])} already logged), "
               f"{time.perf_counter() - start:.1f} s", flush=True)
 
 
