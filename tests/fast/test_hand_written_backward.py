@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.inner_matmul import inner_matmul
 from zoo.fast.ltc_fused import fused_unfolds
+from zoo.fast.rank_one_loop import rank_one_loop
+from zoo.fields.fwp.rules import Delta, Oja
 from zoo.fast.sweep import sweep
 
 
@@ -32,14 +33,6 @@ def test_sweep_matches_its_recurrence_and_gradients(reverse):
     assert torch.autograd.gradcheck(lambda *a: sweep(*a, reverse=reverse), (x0, K, P, b))
 
 
-def test_inner_matmul_is_a_batch_innermost_matmul():
-    torch.manual_seed(0)
-    a, b = _random(2, 3, 4, 5), _random(2, 4, 3, 5)
-    expected = (a.movedim(-1, 0) @ b.movedim(-1, 0)).movedim(0, -1)
-    torch.testing.assert_close(inner_matmul(a, b), expected)
-    assert torch.autograd.gradcheck(inner_matmul, (a, b))
-
-
 def test_fused_ltc_unfolds_match_the_update_and_gradients():
     torch.manual_seed(0)
     T, B, N, unfolds = 3, 2, 4, 2
@@ -56,3 +49,37 @@ def test_fused_ltc_unfolds_match_the_update_and_gradients():
         expected.append(v)
     torch.testing.assert_close(fused_unfolds(*args, unfolds), torch.stack(expected))
     assert torch.autograd.gradcheck(lambda *a: fused_unfolds(*a, unfolds), args)
+
+
+@pytest.mark.parametrize("rule", [Oja(), Delta(post=True)], ids=["oja", "post-delta"])
+@pytest.mark.parametrize("all_states", [False, True])
+def test_rank_one_loop_matches_its_recurrence_and_gradients(rule, all_states):
+    torch.manual_seed(0)
+    h, M, steps, stride, pairs = 3, 2, 3, 2, ((0, 1), (0, 2), (1, 2))
+    stages = 3
+    units = steps * stride + 1
+    w0, probes, targets = _random(h, h, M), _random(units, h, M), _random(units, h, M)
+    rates = torch.rand(units, 1, M, dtype=torch.float64).requires_grad_()
+    mix, scale = _random(len(pairs), steps, 1, M, scale=0.3), torch.rand(steps, stages, M,
+                                                                          dtype=torch.float64)
+    args = (w0, probes, targets, rates, mix)
+
+    def loop(w0, probes, targets, rates, mix):
+        return rank_one_loop(rule, w0, probes, targets, rates, stride, mix, pairs, scale,
+                             all_states)
+
+    W, expected = w0, [w0]
+    for n in range(steps):
+        rs = []
+        for s in range(stages):
+            u = n * stride + s
+            x = targets[u] - torch.einsum("ijm,jm->im", W, probes[u])
+            for q, (j, t) in enumerate(pairs):
+                if t == s:
+                    x = x - mix[q, n] * rs[j]
+            rs.append(rates[u] * rule.activate(x, 0))
+        W = W + sum(torch.einsum("im,jm->ijm", r, scale[n, s] * probes[n * stride + s])
+                    for s, r in enumerate(rs))
+        expected.append(W)
+    torch.testing.assert_close(loop(*args), torch.stack(expected) if all_states else W)
+    assert torch.autograd.gradcheck(loop, args)

@@ -42,7 +42,8 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
     weights = grid.increment_weights(rows)
     if _pre_delta(rule):
         return pre_delta_read(writes, index, grid, w0, weights, q, transpose)
-    return retrieve(rank_one_states(rule, writes, index, grid, w0, weights)[-1], q, transpose)
+    return retrieve(rank_one_states(rule, writes, index, grid, w0, weights, all_states=False), q,
+                    transpose)
 
 
 def _stages(update, w0: torch.Tensor, path, integrator):

@@ -37,8 +37,12 @@ def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tenso
     """The stages of every step as a view of distinct-stage values along ``dim``: that axis
     becomes N and a last axis S is added, as the stages of step n are the distinct stages
     index[n] = n·step + (0 … S − 1)."""
-    size = index.shape[1]
-    return x.unfold(dim, size, int(index[1, 0] - index[0, 0]) if len(index) > 1 else size)
+    return x.unfold(dim, index.shape[1], window_stride(index))
+
+
+def window_stride(index: torch.Tensor) -> int:
+    """How many distinct stages one step advances (S when there is a single step)."""
+    return int(index[1, 0] - index[0, 0]) if len(index) > 1 else index.shape[1]
 
 
 def steps_batch_last(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:

@@ -60,6 +60,11 @@ class Rule:
         """φ of the response; ``dim`` is the vector axis (the fast paths may store it first)."""
         return x
 
+    def activate_backward(self, y: torch.Tensor, grad: torch.Tensor, dim: int = -1
+                          ) -> torch.Tensor:
+        """∂L/∂x from ∂L/∂φ(x) = ``grad`` and y = φ(x) (hand-written backward passes)."""
+        return grad
+
     def response(self, w: Write, read: torch.Tensor | None) -> torch.Tensor:
         """The term's response factor rate · φ(target − read) (read None: without the
         W-dependent part)."""
@@ -103,6 +108,9 @@ class Oja(Rule):
     def activate(self, x, dim=-1):
         return torch.softmax(x, dim)
 
+    def activate_backward(self, y, grad, dim=-1):
+        return y * (grad - (y * grad).sum(dim, keepdim=True))
+
 
 @dataclass(frozen=True)
 class Delta(Rule):
@@ -116,6 +124,9 @@ class Delta(Rule):
 
     def activate(self, x, dim=-1):
         return torch.tanh(x) if self.post else x
+
+    def activate_backward(self, y, grad, dim=-1):
+        return grad * (1 - y * y) if self.post else grad
 
 
 def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:
