@@ -35,12 +35,12 @@ def comparison_figure(rows: list[Row], title: str) -> Callable[[Path], None]:
         ax.set_xlabel(label)
         ax.grid(alpha=0.3, axis="x")
         ax.legend(loc="best", fontsize="small")
-    fig.suptitle(title)
+    fig.suptitle(title, wrap=True)  # long titles break into lines instead of leaving the figure
     fig.tight_layout()
 
     def save(path: Path) -> None:
         try:
-            fig.savefig(path, format="png", dpi=100)
+            fig.savefig(path, format="png", dpi=100, bbox_inches="tight")
         finally:
             plt.close(fig)
 
