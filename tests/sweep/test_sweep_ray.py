@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from mlflow import MlflowClient
 
@@ -35,6 +37,22 @@ def test_unreachable_cluster_is_one_message(write_spec, tiny_spec, tmp_path, mon
     err = capsys.readouterr().err
     assert code == 2
     assert "Ray cluster at 127.0.0.1:1 is unreachable" in err and "Traceback" not in err
+    assert not (tmp_path / "mlruns.db").exists()
+
+
+def test_a_port_that_is_not_ray_is_one_message_not_a_hang(write_spec, tiny_spec, tmp_path,
+                                                          monkeypatch, capfd):
+    """Something listens but never answers: Ray's client would retry it for minutes."""
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        address = f"127.0.0.1:{silent.getsockname()[1]}"
+        code = zoo(["sweep", spec, "--executor", "ray", "--address", address,
+                    "--tracking-uri", f"sqlite:///{tmp_path / 'mlruns.db'}"], monkeypatch)
+    err = capfd.readouterr().err
+    assert code == 2
+    assert f"{address} does not answer like a Ray cluster" in err and "Traceback" not in err
     assert not (tmp_path / "mlruns.db").exists()
 
 

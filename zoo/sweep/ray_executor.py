@@ -8,9 +8,12 @@ reach the tracking store.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlparse
 
 from ..errors import InputError
@@ -26,18 +29,32 @@ def _ray():
     return ray
 
 
+#: an HTTP/2 client preface and an empty SETTINGS frame: a Ray head (gRPC) answers with its own
+#: SETTINGS frame; a port held by something else stays silent or hangs up
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
 def check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Fail fast on a ``HOST:PORT`` (or ``ray://HOST:PORT``) nobody listens on."""
+    """Fail fast on a ``HOST:PORT`` (or ``ray://HOST:PORT``) where no gRPC server answers: Ray's
+    own client would retry such an address for minutes."""
     if address in ("auto", "local"):
         return
     parsed = urlparse(address if "://" in address else f"tcp://{address}")
     if not parsed.hostname or parsed.port is None:
         raise InputError(f"Ray address '{address}': expected HOST:PORT, ray://HOST:PORT or auto")
     try:
-        socket.create_connection((parsed.hostname, parsed.port), timeout=timeout).close()
+        with socket.create_connection((parsed.hostname, parsed.port), timeout=timeout) as conn:
+            conn.sendall(_HTTP2_HELLO)
+            answered = bool(conn.recv(9))
+    except TimeoutError:
+        answered = False
     except OSError as exc:
         raise InputError(f"Ray cluster at {address} is unreachable ({exc.strerror or exc}); "
                          f"start it with 'ray start --head' or check --address") from None
+    if not answered:
+        raise InputError(f"{address} does not answer like a Ray cluster (no gRPC reply within "
+                         f"{timeout:g} s); check --address (the head's GCS port, 6379 by "
+                         f"default, or ray://HOST:10001)")
 
 
 def preflight(address: str | None) -> None:
@@ -54,12 +71,36 @@ def _connect(ray, address: str | None, workers: int, cpus: float) -> bool:
     if address:
         check_reachable(address)
         try:
-            ray.init(address=address)
+            with _native_stderr_held():
+                ray.init(address=address, logging_level="ERROR")
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise InputError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
     else:
         ray.init(num_cpus=max(1, round(workers * cpus)), include_dashboard=False)
     return True
+
+
+@contextmanager
+def _native_stderr_held():
+    """Hold what Ray's C++ client writes to stderr while it connects (one warning per retry,
+    for about 20 s, when something other than Ray answers): shown if the block succeeds,
+    dropped if it raises, whose error then stands alone."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 2)
+        succeeded = False
+        try:
+            yield
+            succeeded = True
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            if succeeded:
+                log.seek(0)
+                sys.stderr.write(log.read().decode(errors="replace"))
+                sys.stderr.flush()
 
 
 def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
