@@ -91,7 +91,7 @@ def main() -> None:
         sd = statistics.pstdev(depths) if len(depths) > 1 else 0.0
         print(f"{spec.reproduces}: depth {statistics.mean(depths):.3f} ± {sd:.3f}, "
               f"length {statistics.median(lengths):.1f} (median) over {tries} draws "
-              f"({len([s for s in logged if s <= tries])} already logged), "
+              f"({sum(s <= tries for s in logged)} already logged), "
               f"{time.perf_counter() - start:.1f} s", flush=True)
 
 

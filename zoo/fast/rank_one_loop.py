@@ -82,9 +82,9 @@ class _RankOneLoop(torch.autograd.Function):
             if ctx.all_states:
                 G += grad[n + 1]
             W, window = states[n], slice(n * stride, n * stride + stages)
-            p, rate, a = probes[window], rates[window], acts[n]
+            p, rate, a, c = probes[window], rates[window], acts[n], scale[n].unsqueeze(1)
             r = rate * a
-            d_r = _times(G, scale[n].unsqueeze(1) * p)  # Ḡ c_s p_s, (S, h, M)
+            d_r = _times(G, c * p)  # Ḡ c_s p_s, (S, h, M)
             d_right = _times(G, r, transpose=True)  # Ḡᵀ r_s
             d_x = torch.empty_like(d_r)
             for s in range(stages - 1, -1, -1):
@@ -94,7 +94,7 @@ class _RankOneLoop(torch.autograd.Function):
                     d_r[j].addcmul_(mix[q, n], d_x[s], value=-1)
             d_rates[window] += (d_r * a).sum_to_size(d_rates[window].shape)
             d_targets[window] += d_x
-            d_probes[window] += d_right.mul_(scale[n].unsqueeze(1)) - _times(W, d_x, transpose=True)
+            d_probes[window] += d_right.mul_(c) - _times(W, d_x, transpose=True)
             _add_outer(G, d_x, p, -1)
         if ctx.all_states:
             G += grad[0]

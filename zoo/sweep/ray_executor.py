@@ -68,8 +68,7 @@ def _connect(ray, address: str | None, workers: int, cpus: float) -> bool:
     """Connect (or start a local instance); True when this call started Ray."""
     if ray.is_initialized():
         return False
-    if address:
-        check_reachable(address)
+    if address:  # preflight() has checked that it answers
         try:
             with _native_stderr_held():
                 ray.init(address=address, logging_level="ERROR")
@@ -89,18 +88,15 @@ def _native_stderr_held():
     saved = os.dup(2)
     with tempfile.TemporaryFile() as log:
         os.dup2(log.fileno(), 2)
-        succeeded = False
         try:
             yield
-            succeeded = True
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
             os.close(saved)
-            if succeeded:
-                log.seek(0)
-                sys.stderr.write(log.read().decode(errors="replace"))
-                sys.stderr.flush()
+        log.seek(0)
+        sys.stderr.write(log.read().decode(errors="replace"))
+        sys.stderr.flush()
 
 
 def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
