@@ -77,7 +77,10 @@ class _RankOneLoop(torch.autograd.Function):
         steps, stages = scale.shape[:2]
         d_probes, d_targets = torch.zeros_like(probes), torch.zeros_like(probes)  # same shape
         d_rates, d_mix = torch.zeros_like(rates), torch.zeros_like(mix)
-        G = torch.zeros_like(states[0]) if ctx.all_states else grad.clone()
+        # the incoming gradient may arrive in any layout (the caller's permutes): G must be
+        # (h, h, M) with M innermost like the states, or every product below runs strided
+        G = (torch.zeros_like(states[0]) if ctx.all_states
+             else grad.clone(memory_format=torch.contiguous_format))
         for n in range(steps - 1, -1, -1):
             if ctx.all_states:
                 G += grad[n + 1]

@@ -57,6 +57,7 @@ class _Sweep(torch.autograd.Function):
     def backward(ctx, x_bar, f_bar):
         K, P, xs, es, fs = ctx.saved_tensors
         M = K.shape[0]
+        x_bar = x_bar.contiguous()  # it may arrive transposed: the loop below needs batch innermost
         after, f_total, e_bar = [None] * M, [None] * M, [None] * M
         for i in _order(M, not ctx.reverse):
             after[i] = x_bar
