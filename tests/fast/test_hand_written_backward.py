@@ -60,13 +60,13 @@ def test_rank_one_loop_matches_its_recurrence_and_gradients(rule, all_states):
     units = steps * stride + 1
     w0, probes, targets = _random(h, h, M), _random(units, h, M), _random(units, h, M)
     rates = torch.rand(units, 1, M, dtype=torch.float64).requires_grad_()
-    mix, scale = _random(len(pairs), steps, 1, M, scale=0.3), torch.rand(steps, stages, M,
-                                                                          dtype=torch.float64)
-    args = (w0, probes, targets, rates, mix)
+    coefficients = torch.rand(len(pairs), steps, dtype=torch.float64)  # a_sj h_n
+    scale = torch.rand(steps, stages, M, dtype=torch.float64)
+    args = (w0, probes, targets, rates)
 
-    def loop(w0, probes, targets, rates, mix):
-        return rank_one_loop(rule, w0, probes, targets, rates, stride, mix, pairs, scale,
-                             all_states)
+    def loop(w0, probes, targets, rates):
+        return rank_one_loop(rule, w0, probes, targets, rates, stride, pairs, coefficients,
+                             scale, all_states)
 
     W, expected = w0, [w0]
     for n in range(steps):
@@ -76,7 +76,8 @@ def test_rank_one_loop_matches_its_recurrence_and_gradients(rule, all_states):
             x = targets[u] - torch.einsum("ijm,jm->im", W, probes[u])
             for q, (j, t) in enumerate(pairs):
                 if t == s:
-                    x = x - mix[q, n] * rs[j]
+                    m = coefficients[q, n] * (probes[n * stride + j] * probes[u]).sum(0)
+                    x = x - m * rs[j]
             rs.append(rates[u] * rule.activate(x, 0))
         W = W + sum(torch.einsum("im,jm->ijm", r, scale[n, s] * probes[n * stride + s])
                     for s, r in enumerate(rs))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from ..fields.fwp.rules import Rule, Write
-from .fwp_stages import batch_last, coupling, stage_windows, step_scale, window_stride
+from .fwp_stages import batch_last, coupling_coefficients, step_scale, window_stride
 from .grid import FixedGrid
 from .rank_one_loop import rank_one_loop
 
@@ -29,11 +29,10 @@ def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedG
     batch = w0.shape[:2]
     distinct = Write(*(batch_last(x) for x in (writes.key, writes.value, writes.rate)))
     probes = rule.probe(distinct)  # (U, h, BH)
-    pairs = coupling(grid, stage_windows(probes, index, 0).unbind(-1), 1)  # (N, 1, BH) each
-    mix = torch.stack(list(pairs.values())) if pairs else probes.new_empty(0)  # euler: none
     W = w0.transpose(-1, -2) if rule.transposed else w0
     W = rank_one_loop(rule, W.permute(2, 3, 0, 1).flatten(2).contiguous(), probes,
-                      rule.target(distinct), distinct.rate, window_stride(index), mix, tuple(pairs),
+                      rule.target(distinct), distinct.rate, window_stride(index),
+                      *coupling_coefficients(grid, w0.dtype),
                       step_scale(grid, w0.dtype, weights, batch[1]), all_states)
     W = W.unflatten(-1, batch).movedim((-2, -1), (-4, -3))  # (…, B, H, h, h)
     return W.transpose(-1, -2) if rule.transposed else W

@@ -5,17 +5,19 @@ stage writes p_s (probe), t_s (target), β_s (rate) of its S stages (:mod:`.fwp_
 
     x_s = t_s − W_n p_s − Σ_{j<s} m_js r_j,   r_s = β_s φ(x_s),   W_{n+1} = W_n + Σ_s r_s ⊗ (c_s p_s)
 
-with the coupling m_js = a_sj h ⟨p_j, p_s⟩ and the step weights c_s = h b_s (times a sample's
-end-time weight). The backward runs the steps in reverse from Ḡ = ∂L/∂W_{n+1}:
+with the coupling m_js = a_sj h_n ⟨p_j, p_s⟩ (formed in the step, from its probes already in
+cache) and the step weights c_s = h b_s (times a sample's end-time weight). The backward runs
+the steps in reverse from Ḡ = ∂L/∂W_{n+1}:
 
     r̄_s = Ḡ c_s p_s (+ −m_sk x̄_k from later stages k),   x̄_s = φ'(x_s)ᵀ (β_s r̄_s),
     β̄_s = ⟨r̄_s, φ(x_s)⟩,   t̄_s = x̄_s,   m̄_js = −⟨x̄_s, r_j⟩,
-    p̄_s = c_s Ḡᵀ r_s − W_nᵀ x̄_s,   W̄_n = Ḡ − Σ_s x̄_s ⊗ p_s,
+    p̄_s = c_s Ḡᵀ r_s − W_nᵀ x̄_s + Σ_j a h m̄ p_j (both ends of each coupling),
+    W̄_n = Ḡ − Σ_s x̄_s ⊗ p_s,
 
-about 25 tensor operations per step where autograd records about 70, and the stage gradients go
+about 35 tensor operations per step where autograd records about 80, and the stage gradients go
 straight into the distinct-stage tensors (overlapping steps share their common stage) instead of
-through a backward of the per-step windows. φ(x_s) is kept from the forward pass; r_s is
-β_s φ(x_s) again.
+through a backward of the per-step windows. φ(x_s) and m_js are kept from the forward pass; r_s
+is β_s φ(x_s) again.
 """
 
 from __future__ import annotations
@@ -27,17 +29,17 @@ from ..fields.fwp.rules import Rule
 
 
 def rank_one_loop(rule: Rule, w0: torch.Tensor, probes: torch.Tensor, targets: torch.Tensor,
-                  rates: torch.Tensor, stride: int, mix: torch.Tensor,
-                  pairs: tuple[tuple[int, int], ...], scale: torch.Tensor,
-                  all_states: bool) -> torch.Tensor:
+                  rates: torch.Tensor, stride: int, pairs: tuple[tuple[int, int], ...],
+                  coefficients: torch.Tensor, scale: torch.Tensor, all_states: bool
+                  ) -> torch.Tensor:
     """W_N (h, h, M), or every W_n (N+1, h, h, M) when ``all_states``, from W_0 = ``w0``.
 
     ``probes``, ``targets`` (U, h, M) and ``rates`` (U, 1, M) are the distinct-stage writes; step
-    n's stage s is the distinct stage n·``stride`` + s. ``mix`` (Q, N, 1, M) holds the coupling
-    m_js of the stage pairs ``pairs`` (j, s) (:func:`.fwp_stages.coupling`), ``scale`` (N, S, 1)
-    or (N, S, M) the step weights c_s (no gradient)."""
-    return _RankOneLoop.apply(w0, probes, targets, rates, mix, scale, rule, stride, pairs,
-                              all_states)
+    n's stage s is the distinct stage n·``stride`` + s. ``pairs`` (j, s) are the stage couplings
+    with their a_sj h_n in ``coefficients`` (Q, N) (:func:`.fwp_stages.coupling_coefficients`),
+    ``scale`` (N, S, 1) or (N, S, M) holds the step weights c_s (neither has a gradient)."""
+    return _RankOneLoop.apply(w0, probes, targets, rates, coefficients, scale, rule, stride,
+                              pairs, all_states)
 
 
 def _incoming(pairs: tuple[tuple[int, int], ...], stages: int) -> list[list[tuple[int, int]]]:
@@ -47,15 +49,19 @@ def _incoming(pairs: tuple[tuple[int, int], ...], stages: int) -> list[list[tupl
 
 class _RankOneLoop(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, w0, probes, targets, rates, mix, scale, rule, stride, pairs, all_states):
+    def forward(ctx, w0, probes, targets, rates, coefficients, scale, rule, stride, pairs,
+                all_states):
         steps, stages = scale.shape[:2]
         incoming = _incoming(pairs, stages)
         states = w0.new_empty((steps + 1, *w0.shape))
         acts = w0.new_empty((steps, stages, *probes.shape[1:]))
+        mix = w0.new_empty((len(pairs), steps, 1, w0.shape[-1]))
         states[0] = w0
         for n in range(steps):
             W, window = states[n], slice(n * stride, n * stride + stages)
             p, rate = probes[window], rates[window]
+            for q, (j, s) in enumerate(pairs):
+                torch.sum(p[j] * p[s], 0, keepdim=True, out=mix[q, n]).mul_(coefficients[q, n])
             x = targets[window] - _times(W, p)  # (S, h, M)
             rs = []
             for s in range(stages):
@@ -65,18 +71,20 @@ class _RankOneLoop(torch.autograd.Function):
                 acts[n, s] = rule.activate(xs, 0)
                 rs.append(rate[s] * acts[n, s])
             _add_outer(states[n + 1].copy_(W), rs, scale[n].unsqueeze(1) * p)
-        ctx.rule, ctx.stride, ctx.incoming, ctx.all_states = rule, stride, incoming, all_states
-        ctx.save_for_backward(states, acts, probes, rates, mix, scale)
+        ctx.rule, ctx.stride, ctx.all_states = rule, stride, all_states
+        ctx.pairs, ctx.incoming = pairs, incoming
+        ctx.save_for_backward(states, acts, probes, rates, mix, coefficients, scale)
         return states if all_states else states[-1]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
-        states, acts, probes, rates, mix, scale = ctx.saved_tensors
+        states, acts, probes, rates, mix, coefficients, scale = ctx.saved_tensors
         rule, stride, incoming = ctx.rule, ctx.stride, ctx.incoming
         steps, stages = scale.shape[:2]
         d_probes, d_targets = torch.zeros_like(probes), torch.zeros_like(probes)  # same shape
-        d_rates, d_mix = torch.zeros_like(rates), torch.zeros_like(mix)
+        d_rates = torch.zeros_like(rates)
+        d_mix = mix.new_empty(mix.shape[:1] + mix.shape[2:])  # (Q, 1, M): one step's
         # the incoming gradient may arrive in any layout (the caller's permutes): G must be
         # (h, h, M) with M innermost like the states, or every product below runs strided
         G = (torch.zeros_like(states[0]) if ctx.all_states
@@ -93,15 +101,20 @@ class _RankOneLoop(torch.autograd.Function):
             for s in range(stages - 1, -1, -1):
                 d_x[s] = rule.activate_backward(a[s], rate[s] * d_r[s], 0)
                 for q, j in incoming[s]:
-                    d_mix[q, n] = -(d_x[s] * r[j]).sum(0, keepdim=True)
+                    torch.sum(d_x[s] * r[j], 0, keepdim=True, out=d_mix[q]).mul_(
+                        -coefficients[q, n])  # m̄_js a h: the gradient of ⟨p_j, p_s⟩
                     d_r[j].addcmul_(mix[q, n], d_x[s], value=-1)
             d_rates[window] += (d_r * a).sum_to_size(d_rates[window].shape)
             d_targets[window] += d_x
-            d_probes[window] += d_right.mul_(c) - _times(W, d_x, transpose=True)
+            d_p = d_right.mul_(c).sub_(_times(W, d_x, transpose=True))
+            for q, (j, s) in enumerate(ctx.pairs):
+                d_p[j].addcmul_(d_mix[q], p[s])
+                d_p[s].addcmul_(d_mix[q], p[j])
+            d_probes[window] += d_p
             _add_outer(G, d_x, p, -1)
         if ctx.all_states:
             G += grad[0]
-        return G, d_probes, d_targets, d_rates, d_mix, None, None, None, None, None
+        return G, d_probes, d_targets, d_rates, None, None, None, None, None, None
 
 
 def _times(A: torch.Tensor, v: torch.Tensor, transpose: bool = False) -> torch.Tensor:
