@@ -16,7 +16,7 @@ from ..fields.fwp.rules import Delta
 from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
-from .fwp_stages import distinct_writes
+from .fwp_stages import distinct_writes, distinct_writes_batch_last
 from .grid import FixedGrid
 
 
@@ -47,9 +47,12 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
 
 
 def _stages(update, w0: torch.Tensor, path, integrator):
-    """The solve's grid (its NFE counted) and the writes at its distinct stages."""
+    """The solve's grid (its NFE counted) and the writes at its distinct stages, in the layout
+    of the path that reads them (the step loop's, for post-delta and Oja)."""
     grid = FixedGrid.plan(integrator, path.grid_points)
-    return (grid, *distinct_writes(update, path, grid, w0.dtype))
+    rank_one = update.rule.reads_state and not _pre_delta(update.rule)
+    writes = distinct_writes_batch_last if rank_one else distinct_writes
+    return (grid, *writes(update, path, grid, w0.dtype))
 
 
 def _pre_delta(rule) -> bool:

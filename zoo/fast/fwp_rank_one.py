@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from ..fields.fwp.rules import Rule, Write
-from .fwp_stages import batch_last, coupling_coefficients, step_scale, window_stride
+from .fwp_stages import coupling_coefficients, step_scale, window_stride
 from .grid import FixedGrid
 from .rank_one_loop import rank_one_loop
 
@@ -23,15 +23,15 @@ def rank_one_states(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedG
                     w0: torch.Tensor, weights: torch.Tensor | None = None,
                     all_states: bool = True) -> torch.Tensor:
     """W at every grid point (N+1, B, H, h, h), or only the last (B, H, h, h) without
-    ``all_states``, from distinct-stage writes (B, U, H, ·) at the stages ``index`` (N, S).
+    ``all_states``, from distinct-stage writes (U, ·, B·H) at the stages ``index`` (N, S)
+    (:func:`.fwp_stages.distinct_writes_batch_last`).
     ``weights`` (B, N) scale each sample's steps: with the increment weights of its output time
     t_b (:meth:`FixedGrid.increment_weights`: 1, then λ, then 0) the last state is W(t_b)."""
     batch = w0.shape[:2]
-    distinct = Write(*(batch_last(x) for x in (writes.key, writes.value, writes.rate)))
-    probes = rule.probe(distinct)  # (U, h, BH)
+    probes = rule.probe(writes)  # (U, h, BH)
     W = w0.transpose(-1, -2) if rule.transposed else w0
     W = rank_one_loop(rule, W.permute(2, 3, 0, 1).flatten(2).contiguous(), probes,
-                      rule.target(distinct), distinct.rate, window_stride(index),
+                      rule.target(writes), writes.rate, window_stride(index),
                       *coupling_coefficients(grid, w0.dtype),
                       step_scale(grid, w0.dtype, weights, batch[1]), all_states)
     W = W.unflatten(-1, batch).movedim((-2, -1), (-4, -3))  # (…, B, H, h, h)

@@ -27,6 +27,20 @@ def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
     return update.write(*update.inputs(path, times), fast=True), index.to(path.grid_points.device)
 
 
+def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
+                               ) -> tuple[Write, torch.Tensor]:
+    """As :func:`distinct_writes`, with the fields (U, c, B·H) contiguous: the layout of the
+    loops over steps. The slow net runs with the stages outermost, (U, B, ·), so its raw
+    outputs (U, B, H, c) reach that layout by a transposition within each stage's block (about
+    5× quicker than from the stage-innermost layout of :func:`distinct_writes`); the rule's
+    activations then run on it (as (U, B·H, c) views, the vector axis last)."""
+    times, index = grid.distinct_stages(dtype)
+    raw = update.raw(*(x.transpose(0, 1) for x in update.inputs(path, times)))
+    raw = (x.permute(0, 3, 1, 2).flatten(2).contiguous().mT for x in raw)  # (U, BH, c) views
+    w = update.rule.write(*raw, fast=True)
+    return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)
+
+
 def batch_last(x: torch.Tensor) -> torch.Tensor:
     """Distinct-stage write (B, U, H, c) -> (U, c, B·H), contiguous: the layout of the loops
     over steps, whose per-step products then vectorise over the samples and heads."""

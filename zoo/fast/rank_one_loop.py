@@ -57,12 +57,13 @@ class _RankOneLoop(torch.autograd.Function):
         acts = w0.new_empty((steps, stages, *probes.shape[1:]))
         mix = w0.new_empty((len(pairs), steps, 1, w0.shape[-1]))
         states[0] = w0
+        read, scaled = _buffers(w0, stages, 2)
         for n in range(steps):
             W, window = states[n], slice(n * stride, n * stride + stages)
             p, rate = probes[window], rates[window]
             for q, (j, s) in enumerate(pairs):
                 torch.sum(p[j] * p[s], 0, keepdim=True, out=mix[q, n]).mul_(coefficients[q, n])
-            x = targets[window] - _times(W, p)  # (S, h, M)
+            x = torch.sub(targets[window], _times(W, p, read), out=read)  # (S, h, M)
             rs = []
             for s in range(stages):
                 xs = x[s]
@@ -70,7 +71,7 @@ class _RankOneLoop(torch.autograd.Function):
                     xs = torch.addcmul(xs, mix[q, n], rs[j], value=-1)
                 acts[n, s] = rule.activate(xs, 0)
                 rs.append(rate[s] * acts[n, s])
-            _add_outer(states[n + 1].copy_(W), rs, scale[n].unsqueeze(1) * p)
+            _add_outer(states[n + 1].copy_(W), rs, torch.mul(scale[n].unsqueeze(1), p, out=scaled))
         ctx.rule, ctx.stride, ctx.all_states = rule, stride, all_states
         ctx.pairs, ctx.incoming = pairs, incoming
         ctx.save_for_backward(states, acts, probes, rates, mix, coefficients, scale)
@@ -89,24 +90,24 @@ class _RankOneLoop(torch.autograd.Function):
         # (h, h, M) with M innermost like the states, or every product below runs strided
         G = (torch.zeros_like(states[0]) if ctx.all_states
              else grad.clone(memory_format=torch.contiguous_format))
+        r, cp, d_r, d_right, d_x, work = _buffers(G, stages, 6)
         for n in range(steps - 1, -1, -1):
             if ctx.all_states:
                 G += grad[n + 1]
             W, window = states[n], slice(n * stride, n * stride + stages)
             p, rate, a, c = probes[window], rates[window], acts[n], scale[n].unsqueeze(1)
-            r = rate * a
-            d_r = _times(G, c * p)  # Ḡ c_s p_s, (S, h, M)
-            d_right = _times(G, r, transpose=True)  # Ḡᵀ r_s
-            d_x = torch.empty_like(d_r)
+            torch.mul(rate, a, out=r)
+            _times(G, torch.mul(c, p, out=cp), d_r)  # Ḡ c_s p_s, (S, h, M)
+            _times(G, r, d_right, transpose=True)  # Ḡᵀ r_s
             for s in range(stages - 1, -1, -1):
                 d_x[s] = rule.activate_backward(a[s], rate[s] * d_r[s], 0)
                 for q, j in incoming[s]:
                     torch.sum(d_x[s] * r[j], 0, keepdim=True, out=d_mix[q]).mul_(
                         -coefficients[q, n])  # m̄_js a h: the gradient of ⟨p_j, p_s⟩
                     d_r[j].addcmul_(mix[q, n], d_x[s], value=-1)
-            d_rates[window] += (d_r * a).sum_to_size(d_rates[window].shape)
+            d_rates[window] += torch.mul(d_r, a, out=work).sum_to_size(d_rates[window].shape)
             d_targets[window] += d_x
-            d_p = d_right.mul_(c).sub_(_times(W, d_x, transpose=True))
+            d_p = d_right.mul_(c).sub_(_times(W, d_x, work, transpose=True))
             for q, (j, s) in enumerate(ctx.pairs):
                 d_p[j].addcmul_(d_mix[q], p[s])
                 d_p[s].addcmul_(d_mix[q], p[j])
@@ -117,11 +118,18 @@ class _RankOneLoop(torch.autograd.Function):
         return G, d_probes, d_targets, d_rates, None, None, None, None, None, None
 
 
-def _times(A: torch.Tensor, v: torch.Tensor, transpose: bool = False) -> torch.Tensor:
-    """A v_s (Aᵀ v_s when ``transpose``) for A (h, h, M) and vectors v (S, h, M): one
-    multiply-add per column, cheaper here than a broadcast product and its sum."""
+def _buffers(like: torch.Tensor, stages: int, count: int) -> list[torch.Tensor]:
+    """``count`` (S, h, M) work tensors that every step reuses: a fresh one per step would cost
+    a page-faulting allocation each time (these are a few hundred kB)."""
+    return [like.new_empty((stages, *like.shape[1:])) for _ in range(count)]
+
+
+def _times(A: torch.Tensor, v: torch.Tensor, out: torch.Tensor, transpose: bool = False
+           ) -> torch.Tensor:
+    """A v_s (Aᵀ v_s when ``transpose``) into ``out``, for A (h, h, M) and vectors v (S, h, M):
+    one multiply-add per column, cheaper here than a broadcast product and its sum."""
     columns = A.unbind(0 if transpose else 1)
-    out = columns[0] * v[:, :1]
+    torch.mul(columns[0], v[:, :1], out=out)
     for k in range(1, len(columns)):
         out.addcmul_(columns[k], v[:, k:k + 1])
     return out

@@ -52,11 +52,16 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
-        """The state-independent part at (x, x′): projections, LayerNorm, activations."""
+    def raw(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False
+            ) -> tuple[torch.Tensor, ...]:
+        """The raw per-head (k, v, β) at (x, x′) (``fast`` as in :meth:`SlowNet.split`)."""
         source = {"x": x, "dx": dx}
         k, beta = self.slow(source[self.keys_from], fast)
-        return self.rule.write(k, self.values(source[self.values_from], fast), beta, fast)
+        return k, self.values(source[self.values_from], fast), beta
+
+    def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
+        """The state-independent part at (x, x′): projections, LayerNorm, activations."""
+        return self.rule.write(*self.raw(x, dx, fast), fast=fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:
