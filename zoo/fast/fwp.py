@@ -48,10 +48,9 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
 
 def _stages(update, w0: torch.Tensor, path, integrator):
     """The solve's grid (its NFE counted) and the writes at its distinct stages, in the layout
-    of the path that reads them (the step loop's, for post-delta and Oja)."""
+    of the path that reads them (the step loops' for the rules that read W, Hebb's otherwise)."""
     grid = FixedGrid.plan(integrator, path.grid_points)
-    rank_one = update.rule.reads_state and not _pre_delta(update.rule)
-    writes = distinct_writes_batch_last if rank_one else distinct_writes
+    writes = distinct_writes_batch_last if update.rule.reads_state else distinct_writes
     return (grid, *writes(update, path, grid, w0.dtype))
 
 

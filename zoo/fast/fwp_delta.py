@@ -36,9 +36,9 @@ from .grid import FixedGrid
 from .sweep import sweep
 
 
-def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
+def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid, heads: int,
             weights: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (B, U, H, ·)
+    """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (U, ·, B·H)
     at the stages ``index`` (N, S); ``weights`` (B, N) scale each sample's steps."""
     keys = steps_batch_last(writes.key, index)
     rate = steps_batch_last(writes.rate, index).unbind(1)  # S of (N, 1, BH)
@@ -46,15 +46,15 @@ def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid,
     eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
     rows = stage_responses(list(eye), coupling(grid, keys.unbind(1), 1),
                            lambda s, x: rate[s] * x)
-    scale = step_scale(grid, keys.dtype, weights, writes.key.shape[2])
+    scale = step_scale(grid, keys.dtype, weights, heads)
     return keys, torch.stack(rows, 2) * scale[:, None]  # P = Tᵀ diag(h b w)
 
 
 def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
                      w0: torch.Tensor) -> list[torch.Tensor]:
-    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (B, U, H, ·)."""
+    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (U, ·, B·H)."""
     batch = w0.shape[:2]
-    K, P = _mixing(writes, index, grid)
+    K, P = _mixing(writes, index, grid, batch[1])
     V = steps_batch_last(writes.value, index)
     V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
     P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
@@ -68,17 +68,16 @@ def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
 def pre_delta_read(writes: Write, index: torch.Tensor, grid: FixedGrid, w0: torch.Tensor,
                    weights: torch.Tensor, q: torch.Tensor, transpose: bool) -> torch.Tensor:
     """W(t_b) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h), from
-    distinct-stage writes (B, U, H, ·), W(t_0) = ``w0`` and the increment weights (B, N)."""
+    distinct-stage writes (U, ·, B·H), W(t_0) = ``w0`` and the increment weights (B, N)."""
     batch = q.shape[:2]
-    K, P = _mixing(writes, index, grid, weights)
-    # values in their own layout, (B, H, h, U) memory: the contractions over U are products
-    values = writes.value.permute(0, 2, 3, 1)
+    K, P = _mixing(writes, index, grid, batch[1], weights)
+    values, q_flat = writes.value, q.flatten(0, 1).T  # (U, h, BH), (h, BH)
     if transpose:
-        vq = (q[..., None] * values).sum(2).flatten(0, 1).T  # (U, BH)
+        vq = (values * q_flat).sum(1)  # (U, BH)
         x, _ = sweep(retrieve(w0, q, True).flatten(0, 1).T, K, P.transpose(1, 2),
                      stage_windows(vq, index, 0).transpose(-1, -2))
         return x.T.unflatten(0, batch)
-    g, c = sweep(q.flatten(0, 1).T, K, P, reverse=True)
-    c = c.new_zeros(values.shape[-1], c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
-    return retrieve(w0, g.T.unflatten(0, batch)) + (values @ c.T.unflatten(0, batch)[..., None]
-                                                     ).squeeze(-1)
+    g, c = sweep(q_flat, K, P, reverse=True)
+    c = c.new_zeros(len(values), c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
+    return retrieve(w0, g.T.unflatten(0, batch)) + (values * c[:, None]).sum(0).T.unflatten(
+        0, batch)

@@ -41,12 +41,6 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
     return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)
 
 
-def batch_last(x: torch.Tensor) -> torch.Tensor:
-    """Distinct-stage write (B, U, H, c) -> (U, c, B·H), contiguous: the layout of the loops
-    over steps, whose per-step products then vectorise over the samples and heads."""
-    return x.permute(1, 3, 0, 2).reshape(x.shape[1], x.shape[3], -1).contiguous()
-
-
 def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tensor:
     """The stages of every step as a view of distinct-stage values along ``dim``: that axis
     becomes N and a last axis S is added, as the stages of step n are the distinct stages
@@ -60,9 +54,9 @@ def window_stride(index: torch.Tensor) -> int:
 
 
 def steps_batch_last(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """Distinct-stage write (B, U, H, c) -> per step and stage (N, S, c, B·H), each step's
+    """Distinct-stage write (U, c, B·H) -> per step and stage (N, S, c, B·H), each step's
     (S, c, B·H) one contiguous block (overlapping steps share their common stage)."""
-    return stage_windows(batch_last(x), index, 0).permute(0, 3, 1, 2)
+    return stage_windows(x, index, 0).permute(0, 3, 1, 2)
 
 
 def step_scale(grid: FixedGrid, dtype: torch.dtype, weights: torch.Tensor | None = None,
