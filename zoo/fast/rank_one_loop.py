@@ -69,7 +69,7 @@ class _RankOneLoop(torch.autograd.Function):
                 xs = x[s]
                 for q, j in incoming[s]:
                     xs = torch.addcmul(xs, mix[q, n], rs[j], value=-1)
-                acts[n, s] = rule.activate(xs, 0)
+                rule.activate(xs, 0, out=acts[n, s])
                 rs.append(rate[s] * acts[n, s])
             _add_outer(states[n + 1].copy_(W), rs, torch.mul(scale[n].unsqueeze(1), p, out=scaled))
         ctx.rule, ctx.stride, ctx.all_states = rule, stride, all_states
@@ -83,8 +83,8 @@ class _RankOneLoop(torch.autograd.Function):
         states, acts, probes, rates, mix, coefficients, scale = ctx.saved_tensors
         rule, stride, incoming = ctx.rule, ctx.stride, ctx.incoming
         steps, stages = scale.shape[:2]
-        d_probes, d_targets = torch.zeros_like(probes), torch.zeros_like(probes)  # same shape
-        d_rates = torch.zeros_like(rates)
+        d_probes, d_targets, d_rates = (_window_sums(x, steps * stride)
+                                        for x in (probes, probes, rates))
         d_mix = mix.new_empty(mix.shape[:1] + mix.shape[2:])  # (Q, 1, M): one step's
         # the incoming gradient may arrive in any layout (the caller's permutes): G must be
         # (h, h, M) with M innermost like the states, or every product below runs strided
@@ -105,17 +105,35 @@ class _RankOneLoop(torch.autograd.Function):
                     torch.sum(d_x[s] * r[j], 0, keepdim=True, out=d_mix[q]).mul_(
                         -coefficients[q, n])  # m̄_js a h: the gradient of ⟨p_j, p_s⟩
                     d_r[j].addcmul_(mix[q, n], d_x[s], value=-1)
-            d_rates[window] += torch.mul(d_r, a, out=work).sum_to_size(d_rates[window].shape)
-            d_targets[window] += d_x
+            _add_window(d_rates, n * stride, stride,
+                        torch.mul(d_r, a, out=work).sum_to_size(rate.shape))
+            _add_window(d_targets, n * stride, stride, d_x)
             d_p = d_right.mul_(c).sub_(_times(W, d_x, work, transpose=True))
             for q, (j, s) in enumerate(ctx.pairs):
                 d_p[j].addcmul_(d_mix[q], p[s])
                 d_p[s].addcmul_(d_mix[q], p[j])
-            d_probes[window] += d_p
+            _add_window(d_probes, n * stride, stride, d_p)
             _add_outer(G, d_x, p, -1)
         if ctx.all_states:
             G += grad[0]
         return G, d_probes, d_targets, d_rates, None, None, None, None, None, None
+
+
+def _window_sums(like: torch.Tensor, written: int) -> torch.Tensor:
+    """A gradient of the distinct stages for :func:`_add_window`: uninitialised but for the
+    rows from ``written`` (N·stride) on, which only the last step adds to."""
+    total = torch.empty_like(like)
+    total[written:] = 0
+    return total
+
+
+def _add_window(total: torch.Tensor, start: int, stride: int, value: torch.Tensor) -> None:
+    """total[start : start + S] += value for a step's S stages, the steps run last to first:
+    the rows from start + stride on are the next step's first (written already) and the rows
+    before are written here first, so no zero fill of the whole tensor is needed (S ≤ 2·stride
+    for every tableau: consecutive steps share at most their boundary stage)."""
+    total[start:start + stride] = value[:stride]
+    total[start + stride:start + len(value)] += value[stride:]
 
 
 def _buffers(like: torch.Tensor, stages: int, count: int) -> list[torch.Tensor]:

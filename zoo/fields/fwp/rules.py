@@ -56,9 +56,11 @@ class Rule:
         """What the read is subtracted from."""
         return w.value
 
-    def activate(self, x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-        """φ of the response; ``dim`` is the vector axis (the fast paths may store it first)."""
-        return x
+    def activate(self, x: torch.Tensor, dim: int = -1, out: torch.Tensor | None = None
+                 ) -> torch.Tensor:
+        """φ of the response, into ``out`` when given; ``dim`` is the vector axis (the fast
+        paths may store it first)."""
+        return x if out is None else out.copy_(x)
 
     def activate_backward(self, y: torch.Tensor, grad: torch.Tensor, dim: int = -1
                           ) -> torch.Tensor:
@@ -105,8 +107,8 @@ class Oja(Rule):
     def target(self, w):
         return w.key
 
-    def activate(self, x, dim=-1):
-        return torch.softmax(x, dim)
+    def activate(self, x, dim=-1, out=None):
+        return torch.softmax(x, dim, out=out)
 
     def activate_backward(self, y, grad, dim=-1):
         return y * (grad - (y * grad).sum(dim, keepdim=True))
@@ -122,8 +124,8 @@ class Delta(Rule):
         return Write(small_softmax(k, fast), v if self.post else torch.tanh(v),
                      torch.sigmoid(beta))
 
-    def activate(self, x, dim=-1):
-        return torch.tanh(x) if self.post else x
+    def activate(self, x, dim=-1, out=None):
+        return torch.tanh(x, out=out) if self.post else super().activate(x, dim, out)
 
     def activate_backward(self, y, grad, dim=-1):
         return grad * (1 - y * y) if self.post else grad
