@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from zoo.fast.ltc_fused import fused_unfolds
-from zoo.fast.rank_one_loop import rank_one_loop
+from zoo.fast.rank_one_loop import _Times, rank_one_loop
 from zoo.fields.fwp.rules import Delta, Oja
 from zoo.fast.sweep import sweep
 
@@ -84,3 +84,16 @@ def test_rank_one_loop_matches_its_recurrence_and_gradients(rule, all_states):
         expected.append(W)
     torch.testing.assert_close(loop(*args), torch.stack(expected) if all_states else W)
     assert torch.autograd.gradcheck(loop, args)
+
+
+@pytest.mark.parametrize("M", [2, 4096], ids=["broadcast-product", "per-column"])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_loop_reads_equal_a_plain_contraction_in_both_forms(M, transpose):
+    """The loop's A v_s picks its form by size (:class:`_Times`); both give A v_s (Aᵀ v_s)."""
+    torch.manual_seed(0)
+    h, S = 3, 4
+    A, v = torch.randn(h, h, M, dtype=torch.float64), torch.randn(S, h, M, dtype=torch.float64)
+    times = _Times(A, S)
+    assert (times.product is None) == (M == 4096)
+    expected = torch.einsum("jim,sjm->sim" if transpose else "ijm,sjm->sim", A, v)
+    torch.testing.assert_close(times(A, v, torch.empty_like(v), transpose), expected)
