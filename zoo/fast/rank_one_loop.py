@@ -16,8 +16,8 @@ the steps in reverse from Ḡ = ∂L/∂W_{n+1}:
 
 about 35 tensor operations per step where autograd records about 80, and the stage gradients go
 straight into the distinct-stage tensors (overlapping steps share their common stage) instead of
-through a backward of the per-step windows. φ(x_s) and m_js are kept from the forward pass; r_s
-is β_s φ(x_s) again.
+through a backward of the per-step windows. φ(x_s) and ⟨p_j, p_s⟩ are kept from the forward
+pass; r_s is β_s φ(x_s) again.
 """
 
 from __future__ import annotations
@@ -64,16 +64,16 @@ class _RankOneLoop(torch.autograd.Function):
             W, window = states[n], slice(n * stride, n * stride + stages)
             p, rate, m, act = probes[window], rates[window].unbind(0), mix[n].unbind(0), acts[n]
             ps = p.unbind(0)
-            for (j, s), c, m_js in zip(pairs, coefficients[n], m):
-                torch.sum(ps[j] * ps[s], 0, keepdim=True, out=m_js).mul_(c)
+            for (j, s), m_js in zip(pairs, m):  # ⟨p_j, p_s⟩; a_sj h_n enters as a factor below
+                torch.sum(ps[j] * ps[s], 0, keepdim=True, out=m_js)
             x = torch.sub(targets[window], times(W, p, read), out=read).unbind(0)  # S of (h, M)
-            rs = []
+            rs, c = [], coefficients[n]
             for s, (x_s, act_s) in enumerate(zip(x, act.unbind(0))):
                 for q, j in incoming[s]:
-                    x_s = torch.addcmul(x_s, m[q], rs[j], value=-1)
+                    x_s = torch.addcmul(x_s, m[q], rs[j], value=-c[q])
                 rule.activate(x_s, 0, out=act_s)
                 rs.append(rate[s] * act_s)
-            _add_outer(states[n + 1].copy_(W), rs, torch.mul(scale[n].unsqueeze(1), p, out=scaled))
+            _add_outer(W, rs, torch.mul(scale[n].unsqueeze(1), p, out=scaled), out=states[n + 1])
         ctx.rule, ctx.stride, ctx.all_states = rule, stride, all_states
         ctx.pairs, ctx.incoming, ctx.coefficients = pairs, incoming, coefficients
         ctx.save_for_backward(states, acts, probes, rates, mix, scale)
@@ -107,18 +107,17 @@ class _RankOneLoop(torch.autograd.Function):
             times(G, r, d_right, transpose=True)  # Ḡᵀ r_s
             for s in range(stages - 1, -1, -1):
                 d_xs[s].copy_(rule.activate_backward(a_s[s], rate_s[s] * d_rs[s], 0))
-                for q, j in incoming[s]:
-                    torch.sum(d_xs[s] * rs[j], 0, keepdim=True, out=d_mix[q]).mul_(
-                        -coefficients[q])  # m̄_js a h: the gradient of ⟨p_j, p_s⟩
-                    d_rs[j].addcmul_(m[q], d_xs[s], value=-1)
+                for q, j in incoming[s]:  # −m̄_js: with −a_sj h_n the gradient of ⟨p_j, p_s⟩
+                    torch.sum(d_xs[s] * rs[j], 0, keepdim=True, out=d_mix[q])
+                    d_rs[j].addcmul_(m[q], d_xs[s], value=-coefficients[q])
             _add_window(d_rates, n * stride, stride,
                         torch.mul(d_r, a, out=work).sum_to_size(rate.shape))
             _add_window(d_targets, n * stride, stride, d_x)
             d_p = d_right.mul_(c).sub_(times(W, d_x, work, transpose=True))
             d_ps = d_p.unbind(0)
-            for (j, s), d_m in zip(ctx.pairs, d_mix):
-                d_ps[j].addcmul_(d_m, ps[s])
-                d_ps[s].addcmul_(d_m, ps[j])
+            for (j, s), d_m, c in zip(ctx.pairs, d_mix, coefficients):
+                d_ps[j].addcmul_(d_m, ps[s], value=-c)
+                d_ps[s].addcmul_(d_m, ps[j], value=-c)
             _add_window(d_probes, n * stride, stride, d_p)
             _add_outer(G, d_xs, ps, -1)
         if ctx.all_states:
@@ -172,8 +171,12 @@ class _Times:
         return out
 
 
-def _add_outer(A: torch.Tensor, u, v: torch.Tensor, alpha: float = 1) -> torch.Tensor:
-    """A += alpha Σ_s u_s ⊗ v_s in place, for A (h, h, M) and vectors u, v (S of (h, M))."""
+def _add_outer(A: torch.Tensor, u, v: torch.Tensor, alpha: float = 1,
+               out: torch.Tensor | None = None) -> torch.Tensor:
+    """``out`` = A + alpha Σ_s u_s ⊗ v_s (in place in A without ``out``), for A (h, h, M) and
+    vectors u, v (S of (h, M))."""
+    out, source = (A, A) if out is None else (out, A)
     for us, vs in zip(u, v):
-        A.addcmul_(us.unsqueeze(1), vs.unsqueeze(0), value=alpha)
-    return A
+        torch.addcmul(source, us.unsqueeze(1), vs.unsqueeze(0), value=alpha, out=out)
+        source = out
+    return out

@@ -128,7 +128,7 @@ class Delta(Rule):
         return torch.tanh(x, out=out) if self.post else super().activate(x, dim, out)
 
     def activate_backward(self, y, grad, dim=-1):
-        return grad * (1 - y * y) if self.post else grad
+        return torch.ops.aten.tanh_backward(grad, y) if self.post else grad
 
 
 def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:
