@@ -9,6 +9,7 @@ import torch
 from zoo.fast.ltc_fused import fused_unfolds
 from zoo.fast.rank_one_loop import _Times, rank_one_loop
 from zoo.fields.fwp.rules import Delta, Oja
+from zoo.fast.stage_products import stage_products
 from zoo.fast.sweep import sweep
 
 
@@ -17,20 +18,34 @@ def _random(*shape: int, scale: float = 1.0) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-def test_sweep_matches_its_recurrence_and_gradients(reverse):
+@pytest.mark.parametrize("S, stride", [(2, 2), (3, 2)], ids=["disjoint", "shared-stage"])
+def test_sweep_matches_its_recurrence_and_gradients(reverse, S, stride):
     torch.manual_seed(0)
-    h, S, M, B = 3, 2, 5, 4
-    x0, K, P, b = _random(h, B), _random(M, S, h, B, scale=0.3), _random(M, S, S, B), \
-        _random(M, S, B)
-    x, f = sweep(x0, K, P, b, reverse=reverse)
+    h, M, B = 3, 5, 4
+    columns = _random((M - 1) * stride + S, h, B, scale=0.3)
+    x0, P, b = _random(h, B), _random(M, S, S, B), _random(M, S, B)
+    x, f = sweep(x0, columns, stride, P, b, reverse=reverse)
     expected, fs = x0, [None] * M
     for i in (reversed(range(M)) if reverse else range(M)):
-        e = torch.einsum("shb,hb->sb", K[i], expected) - b[i]
+        K = columns[i * stride:i * stride + S]
+        e = torch.einsum("shb,hb->sb", K, expected) - b[i]
         fs[i] = torch.einsum("stb,tb->sb", P[i], e)
-        expected = expected - torch.einsum("shb,sb->hb", K[i], fs[i])
+        expected = expected - torch.einsum("shb,sb->hb", K, fs[i])
     torch.testing.assert_close(x, expected)
     torch.testing.assert_close(f, torch.stack(fs))
-    assert torch.autograd.gradcheck(lambda *a: sweep(*a, reverse=reverse), (x0, K, P, b))
+    assert torch.autograd.gradcheck(
+        lambda x0, columns, P, b: sweep(x0, columns, stride, P, b, reverse=reverse),
+        (x0, columns, P, b))
+
+
+def test_stage_products_match_the_windows_and_gradients():
+    torch.manual_seed(0)
+    steps, stride, pairs = 4, 3, ((0, 1), (0, 3), (2, 3))
+    k = _random((steps - 1) * stride + 4, 3, 5)
+    expected = torch.stack([torch.stack([(k[n * stride + j] * k[n * stride + s]).sum(0, True)
+                                         for n in range(steps)]) for j, s in pairs])
+    torch.testing.assert_close(stage_products(k, stride, steps, pairs), expected)
+    assert torch.autograd.gradcheck(lambda k: stage_products(k, stride, steps, pairs), (k,))
 
 
 def test_fused_ltc_unfolds_match_the_update_and_gradients():

@@ -31,31 +31,35 @@ import torch
 
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Write
-from .fwp_stages import coupling, stage_responses, stage_windows, step_scale, steps_batch_last
+from .fwp_stages import (coupling_coefficients, stage_responses, stage_windows, step_scale,
+                         steps_batch_last, window_stride)
 from .grid import FixedGrid
+from .stage_products import stage_products
 from .sweep import sweep
 
 
 def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid, heads: int,
-            weights: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Keys K_n (N, S, h, B·H) and P_n (N, S, S, B·H) from distinct-stage writes (U, ·, B·H)
-    at the stages ``index`` (N, S); ``weights`` (B, N) scale each sample's steps."""
-    keys = steps_batch_last(writes.key, index)
+            weights: torch.Tensor | None = None) -> torch.Tensor:
+    """P_n (N, S, S, B·H) from distinct-stage writes (U, ·, B·H) at the stages ``index``
+    (N, S); ``weights`` (B, N) scale each sample's steps."""
+    keys, stride = writes.key, window_stride(index)
     rate = steps_batch_last(writes.rate, index).unbind(1)  # S of (N, 1, BH)
-    stages = grid.tableau.stages
-    eye = torch.eye(stages, dtype=keys.dtype, device=keys.device)[..., None]
-    rows = stage_responses(list(eye), coupling(grid, keys.unbind(1), 1),
-                           lambda s, x: rate[s] * x)
-    scale = step_scale(grid, keys.dtype, weights, heads)
-    return keys, torch.stack(rows, 2) * scale[:, None]  # P = Tᵀ diag(h b w)
+    stages, dtype = grid.tableau.stages, keys.dtype
+    pairs, coefficients = coupling_coefficients(grid, dtype)
+    products = stage_products(keys, stride, grid.steps, pairs)  # ⟨k_j, k_s⟩ (Q, N, 1, BH)
+    mix = {pair: c[:, None, None] * g for pair, c, g in zip(pairs, coefficients, products)}
+    eye = torch.eye(stages, dtype=dtype, device=keys.device)[..., None]
+    rows = stage_responses(list(eye), mix, lambda s, x: rate[s] * x)
+    scale = step_scale(grid, dtype, weights, heads)
+    return torch.stack(rows, 2) * scale[:, None]  # P = Tᵀ diag(h b w)
 
 
 def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
                      w0: torch.Tensor) -> list[torch.Tensor]:
     """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (U, ·, B·H)."""
     batch = w0.shape[:2]
-    K, P = _mixing(writes, index, grid, batch[1])
-    V = steps_batch_last(writes.value, index)
+    P = _mixing(writes, index, grid, batch[1])
+    K, V = (steps_batch_last(x, index) for x in (writes.key, writes.value))
     V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
     P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
     W, states = w0, [w0]
@@ -69,15 +73,15 @@ def pre_delta_read(writes: Write, index: torch.Tensor, grid: FixedGrid, w0: torc
                    weights: torch.Tensor, q: torch.Tensor, transpose: bool) -> torch.Tensor:
     """W(t_b) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h), from
     distinct-stage writes (U, ·, B·H), W(t_0) = ``w0`` and the increment weights (B, N)."""
-    batch = q.shape[:2]
-    K, P = _mixing(writes, index, grid, batch[1], weights)
-    values, q_flat = writes.value, q.flatten(0, 1).T  # (U, h, BH), (h, BH)
+    batch, stride = q.shape[:2], window_stride(index)
+    P = _mixing(writes, index, grid, batch[1], weights)
+    keys, values, q_flat = writes.key, writes.value, q.flatten(0, 1).T  # (U, h, BH), (h, BH)
     if transpose:
         vq = (values * q_flat).sum(1)  # (U, BH)
-        x, _ = sweep(retrieve(w0, q, True).flatten(0, 1).T, K, P.transpose(1, 2),
+        x, _ = sweep(retrieve(w0, q, True).flatten(0, 1).T, keys, stride, P.transpose(1, 2),
                      stage_windows(vq, index, 0).transpose(-1, -2))
         return x.T.unflatten(0, batch)
-    g, c = sweep(q_flat, K, P, reverse=True)
+    g, c = sweep(q_flat, keys, stride, P, reverse=True)
     c = c.new_zeros(len(values), c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
     return retrieve(w0, g.T.unflatten(0, batch)) + (values * c[:, None]).sum(0).T.unflatten(
         0, batch)

@@ -69,17 +69,6 @@ def step_scale(grid: FixedGrid, dtype: torch.dtype, weights: torch.Tensor | None
     return scale * weights.T.to(scale).repeat_interleave(heads, 1)[:, None]
 
 
-def coupling(grid: FixedGrid, probes: list[torch.Tensor], dim: int = -1
-             ) -> dict[tuple[int, int], torch.Tensor]:
-    """a_sj h_n ⟨p_j, p_s⟩ for every non-zero a_sj, keyed (j, s), from the probes of each stage
-    (S of (N, ...), the vector axis ``dim`` kept with size 1): one multiply-and-sum per pair (a
-    batched S × S Gram product of h-vectors is several times slower on CPU)."""
-    pairs, coefficients = coupling_coefficients(grid, probes[0].dtype)
-    shape = (-1, *(1,) * (probes[0].dim() - 1))
-    return {(j, s): coefficient.view(shape) * (probes[j] * probes[s]).sum(dim, keepdim=True)
-            for (j, s), coefficient in zip(pairs, coefficients)}
-
-
 def coupling_coefficients(grid: FixedGrid, dtype: torch.dtype
                           ) -> tuple[tuple[tuple[int, int], ...], torch.Tensor]:
     """The stage pairs (j, s) with a non-zero a_sj, and a_sj h_n for each, (Q, N)."""
