@@ -29,6 +29,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from zoo.training.allocator import keep_freed_blocks  # noqa: E402
+
 SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"}}
 RK4 = {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0}
 LTC = {"channels": 8, "length": 32, "n_out": 4, "control": {"kind": "raw_steps"},
@@ -131,6 +133,7 @@ def floor_worker(args) -> None:
 
 
 def worker(args) -> None:
+    keep_freed_blocks()  # as training runs do
     if args.impl == "floor":
         floor_worker(args)
         return
@@ -196,7 +199,8 @@ def machine(args) -> str:
                platform.processor())
     gpu = f", GPU {torch.cuda.get_device_name()}" if args.device.startswith("cuda") else ""
     return (f"{cpu}, {len(__import__('os').sched_getaffinity(0))} cores{gpu}; torch "
-            f"{torch.__version__}, {args.threads} thread(s), float32, device {args.device}"
+            f"{torch.__version__}, {args.threads} thread(s), float32, device {args.device}; "
+            f"allocator as in training runs: {keep_freed_blocks()}"
             f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}")
 
 

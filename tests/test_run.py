@@ -50,6 +50,7 @@ def test_run_logs_params_metrics_artifacts(write_spec, tiny_spec, store, tmp_pat
     tags = run.data.tags
     assert tags["zoo.seed"] == "3" and tags["zoo.device"] == "cpu" and len(tags["zoo.spec_hash"]) == 16
     assert "zoo.version" in tags and tags["zoo.implementation"] == "fast"
+    assert tags["zoo.allocator"] == "glibc, freed blocks kept"  # this machine: Linux, glibc
     history = client.get_metric_history(run.info.run_id, "train/loss")
     assert [m.step for m in history] == [1, 2]
     assert [m.step for m in client.get_metric_history(run.info.run_id, "val/accuracy")] == [1, 2]

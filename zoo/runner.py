@@ -23,6 +23,7 @@ from .series import DataBundle, PreparedSplit
 from .tracking.deferred_interrupt import interrupts_deferred
 from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri, ui_command
 from .tracking.params import flatten
+from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
 from .training.loop import Splits, Trainer
 from .training.seed import seed_everything
@@ -142,6 +143,7 @@ class _Session:
 
 def run(spec: Any, opts: RunOptions) -> RunResult:
     """Train ``spec`` in a new MLflow run."""
+    allocator = keep_freed_blocks()
     if opts.seed is not None:
         spec = spec.model_copy(update={"seed": opts.seed})
     if opts.smoke:
@@ -155,7 +157,7 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
     session = _Session(spec, opts, tracker)
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
             "zoo.device": str(session.device), "zoo.seed": str(spec.seed),
-            "zoo.smoke": str(opts.smoke).lower(),
+            "zoo.smoke": str(opts.smoke).lower(), "zoo.allocator": allocator,
             "zoo.implementation": getattr(session.model.body, "implementation_used", "generic")}
     if commit := _git_commit():
         tags["zoo.git_commit"] = commit
