@@ -56,38 +56,38 @@ class _RankOneLoop(torch.autograd.Function):
         coefficients = coefficients.T.tolist()  # per step, a_sj h_n of every pair
         states = w0.new_empty((steps + 1, *w0.shape))
         acts = w0.new_empty((steps, stages, *probes.shape[1:]))
-        mix = w0.new_empty((steps, len(pairs), 1, w0.shape[-1]))
+        gram = w0.new_empty((steps, len(pairs), 1, w0.shape[-1]))  # ⟨p_j, p_s⟩ of every pair
         states[0] = w0
         times = _Times(w0, stages)
         read, scaled = _buffers(w0, stages, 2)
         for n in range(steps):
             W, window = states[n], slice(n * stride, n * stride + stages)
-            p, rate, m, act = probes[window], rates[window].unbind(0), mix[n].unbind(0), acts[n]
+            p, rate, g, act = probes[window], rates[window].unbind(0), gram[n].unbind(0), acts[n]
             ps = p.unbind(0)
-            for (j, s), m_js in zip(pairs, m):  # ⟨p_j, p_s⟩; a_sj h_n enters as a factor below
-                torch.sum(ps[j] * ps[s], 0, keepdim=True, out=m_js)
+            for (j, s), g_js in zip(pairs, g):  # a_sj h_n enters as the factor below
+                torch.sum(ps[j] * ps[s], 0, keepdim=True, out=g_js)
             x = torch.sub(targets[window], times(W, p, read), out=read).unbind(0)  # S of (h, M)
-            rs, c = [], coefficients[n]
+            rs, a_h = [], coefficients[n]
             for s, (x_s, act_s) in enumerate(zip(x, act.unbind(0))):
                 for q, j in incoming[s]:
-                    x_s = torch.addcmul(x_s, m[q], rs[j], value=-c[q])
+                    x_s = torch.addcmul(x_s, g[q], rs[j], value=-a_h[q])  # − m_js r_j
                 rule.activate(x_s, 0, out=act_s)
                 rs.append(rate[s] * act_s)
             _add_outer(W, rs, torch.mul(scale[n].unsqueeze(1), p, out=scaled), out=states[n + 1])
         ctx.rule, ctx.stride, ctx.all_states = rule, stride, all_states
         ctx.pairs, ctx.incoming, ctx.coefficients = pairs, incoming, coefficients
-        ctx.save_for_backward(states, acts, probes, rates, mix, scale)
+        ctx.save_for_backward(states, acts, probes, rates, gram, scale)
         return states if all_states else states[-1]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
-        states, acts, probes, rates, mix, scale = ctx.saved_tensors
+        states, acts, probes, rates, gram, scale = ctx.saved_tensors
         rule, stride, incoming = ctx.rule, ctx.stride, ctx.incoming
         steps, stages = scale.shape[:2]
         d_probes, d_targets, d_rates = (_window_sums(x, steps * stride)
                                         for x in (probes, probes, rates))
-        d_mix = mix.new_empty(mix.shape[1:]).unbind(0)  # Q of (1, M): one step's
+        d_gram = gram.new_empty(gram.shape[1:]).unbind(0)  # Q of (1, M): one step's
         # the incoming gradient may arrive in any layout (the caller's permutes): G must be
         # (h, h, M) with M innermost like the states, or every product below runs strided
         G = (torch.zeros_like(states[0]) if ctx.all_states
@@ -100,24 +100,24 @@ class _RankOneLoop(torch.autograd.Function):
                 G += grad[n + 1]
             W, window = states[n], slice(n * stride, n * stride + stages)
             p, rate, a, c = probes[window], rates[window], acts[n], scale[n].unsqueeze(1)
-            ps, rate_s, a_s, m = p.unbind(0), rate.unbind(0), a.unbind(0), mix[n].unbind(0)
-            coefficients = ctx.coefficients[n]
+            ps, rate_s, a_s, g = p.unbind(0), rate.unbind(0), a.unbind(0), gram[n].unbind(0)
+            a_h = ctx.coefficients[n]
             torch.mul(rate, a, out=r)
             times(G, torch.mul(c, p, out=cp), d_r)  # Ḡ c_s p_s, (S, h, M)
             times(G, r, d_right, transpose=True)  # Ḡᵀ r_s
             for s in range(stages - 1, -1, -1):
                 d_xs[s].copy_(rule.activate_backward(a_s[s], rate_s[s] * d_rs[s], 0))
-                for q, j in incoming[s]:  # −m̄_js: with −a_sj h_n the gradient of ⟨p_j, p_s⟩
-                    torch.sum(d_xs[s] * rs[j], 0, keepdim=True, out=d_mix[q])
-                    d_rs[j].addcmul_(m[q], d_xs[s], value=-coefficients[q])
+                for q, j in incoming[s]:  # −m̄_js; times −a_sj h_n: the gradient of ⟨p_j, p_s⟩
+                    torch.sum(d_xs[s] * rs[j], 0, keepdim=True, out=d_gram[q])
+                    d_rs[j].addcmul_(g[q], d_xs[s], value=-a_h[q])
             _add_window(d_rates, n * stride, stride,
                         torch.mul(d_r, a, out=work).sum_to_size(rate.shape))
             _add_window(d_targets, n * stride, stride, d_x)
             d_p = d_right.mul_(c).sub_(times(W, d_x, work, transpose=True))
             d_ps = d_p.unbind(0)
-            for (j, s), d_m, c in zip(ctx.pairs, d_mix, coefficients):
-                d_ps[j].addcmul_(d_m, ps[s], value=-c)
-                d_ps[s].addcmul_(d_m, ps[j], value=-c)
+            for (j, s), d_g, a_h_q in zip(ctx.pairs, d_gram, a_h):
+                d_ps[j].addcmul_(d_g, ps[s], value=-a_h_q)
+                d_ps[s].addcmul_(d_g, ps[j], value=-a_h_q)
             _add_window(d_probes, n * stride, stride, d_p)
             _add_outer(G, d_xs, ps, -1)
         if ctx.all_states:
