@@ -2,9 +2,10 @@
 
 Hebb → :mod:`.fwp_hebb` (weighted sum), pre-delta → :mod:`.fwp_delta` (affine steps), post-delta
 and Oja → :mod:`.fwp_rank_one` (lean loop). All evaluate the control and the slow net at every
-distinct stage time in one call (:func:`.fwp_stages.distinct_writes`). A model that reads only
-its final state asks for :func:`fast_read`, which the Hebb and pre-delta paths compute without
-forming W after W(t0).
+distinct stage time in one call, in the layout of the path that reads them
+(:func:`.fwp_stages.distinct_writes` for Hebb, :func:`.fwp_stages.distinct_writes_batch_last`
+for the others). A model that reads only its final state asks for :func:`fast_read`, which the
+Hebb and pre-delta paths compute without forming W after W(t0).
 """
 
 from __future__ import annotations
