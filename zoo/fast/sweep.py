@@ -51,17 +51,16 @@ class _Sweep(torch.autograd.Function):
     def forward(ctx, x0, columns, P, b, stride, reverse):
         M, S = P.shape[:2]
         K = _windows(columns, M, S, stride)
-        xs, es, fs = [None] * (M + 1), [None] * M, [None] * M
-        x = x0
+        xs, es, f = x0.new_empty((M, *x0.shape)), torch.empty_like(b), torch.empty_like(b)
+        product, mixed = K[0].new_empty(K[0].shape), P.new_empty(P.shape[1:])  # reused
+        x = x0.clone()
         for i in _order(M, reverse):
             xs[i] = x
-            es[i] = (K[i] * x).sum(1) - b[i]
-            fs[i] = (P[i] * es[i][None]).sum(1)
-            x = x - (K[i] * fs[i][:, None]).sum(0)
-        xs[-1] = x  # the state after the last step, in either direction
-        f = torch.stack(fs)
+            torch.sum(torch.mul(K[i], x, out=product), 1, out=es[i]).sub_(b[i])
+            torch.sum(torch.mul(P[i], es[i][None], out=mixed), 1, out=f[i])
+            x.sub_(torch.mul(K[i], f[i][:, None], out=product).sum(0))
         ctx.reverse, ctx.stride = reverse, stride
-        ctx.save_for_backward(columns, P, torch.stack(xs[:-1]), torch.stack(es), f)
+        ctx.save_for_backward(columns, P, xs, es, f)
         return x, f
 
     @staticmethod
@@ -70,14 +69,15 @@ class _Sweep(torch.autograd.Function):
         columns, P, xs, es, fs = ctx.saved_tensors
         M, S = P.shape[:2]
         K = _windows(columns, M, S, ctx.stride)
-        x_bar = x_bar.contiguous()  # it may arrive transposed: the loop below needs batch innermost
-        after, f_total, e_bar = [None] * M, [None] * M, [None] * M
+        after, f_total, e_bar = torch.empty_like(xs), torch.empty_like(fs), torch.empty_like(fs)
+        product, mixed = K[0].new_empty(K[0].shape), P.new_empty(P.shape[1:])  # reused
+        # x̄ may arrive transposed: the loop below needs batch innermost, as a working copy
+        x_bar = x_bar.clone(memory_format=torch.contiguous_format)
         for i in _order(M, not ctx.reverse):
             after[i] = x_bar
-            f_total[i] = f_bar[i] - (K[i] * x_bar).sum(1)
-            e_bar[i] = (P[i] * f_total[i][:, None]).sum(0)
-            x_bar = x_bar + (K[i] * e_bar[i][:, None]).sum(0)
-        after, f_total, e_bar = torch.stack(after), torch.stack(f_total), torch.stack(e_bar)
+            torch.sub(f_bar[i], torch.mul(K[i], x_bar, out=product).sum(1), out=f_total[i])
+            torch.sum(torch.mul(P[i], f_total[i][:, None], out=mixed), 0, out=e_bar[i])
+            x_bar.add_(torch.mul(K[i], e_bar[i][:, None], out=product).sum(0))
         columns_bar = torch.zeros_like(columns)
         for s in range(S):
             stage_rows(columns_bar, ctx.stride, M, s).addcmul_(e_bar[:, s, None], xs).addcmul_(
