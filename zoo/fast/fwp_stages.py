@@ -53,6 +53,11 @@ def window_stride(index: torch.Tensor) -> int:
     return int(index[1, 0] - index[0, 0]) if len(index) > 1 else index.shape[1]
 
 
+def stage_rows(k: torch.Tensor, stride: int, steps: int, s: int) -> torch.Tensor:
+    """Stage s of every step, (N, h, ·): a strided view of the distinct stages k (U, h, ·)."""
+    return k[s:s + (steps - 1) * stride + 1:stride]
+
+
 def steps_batch_last(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """Distinct-stage write (U, c, B·H) -> per step and stage (N, S, c, B·H), each step's
     (S, c, B·H) one contiguous block (overlapping steps share their common stage)."""

@@ -12,17 +12,14 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
+from .fwp_stages import stage_rows
+
 
 def stage_products(k: torch.Tensor, stride: int, steps: int,
                    pairs: tuple[tuple[int, int], ...]) -> torch.Tensor:
     """⟨k_{n·stride+j}, k_{n·stride+s}⟩ for every step n and pair (j, s), (Q, N, 1, ·), from the
     distinct-stage vectors k (U, h, ·)."""
     return _StageProducts.apply(k, stride, steps, pairs)
-
-
-def stage_rows(k: torch.Tensor, stride: int, steps: int, s: int) -> torch.Tensor:
-    """Stage s of every step, (N, h, ·): a strided view of the distinct stages k (U, h, ·)."""
-    return k[s:s + (steps - 1) * stride + 1:stride]
 
 
 def _stages(k: torch.Tensor, stride: int, steps: int, pairs) -> list[torch.Tensor]:

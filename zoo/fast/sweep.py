@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
-from .stage_products import stage_rows
+from .fwp_stages import stage_rows
 
 
 def sweep(x0: torch.Tensor, columns: torch.Tensor, stride: int, P: torch.Tensor,

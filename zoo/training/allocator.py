@@ -23,8 +23,8 @@ MMAP_THRESHOLD, TRIM_THRESHOLD = 32 << 20, 1 << 30
 
 
 def keep_freed_blocks() -> str:
-    """Raise glibc's mmap and trim thresholds, once per process; the setting in words (for the
-    run's ``zoo.allocator`` tag)."""
+    """Raise glibc's mmap and trim thresholds (for the whole process; calling it again changes
+    nothing); the setting in words (for the run's ``zoo.allocator`` tag)."""
     if os.environ.get("ZOO_SYSTEM_MALLOC") == "1":
         return "system (ZOO_SYSTEM_MALLOC=1)"
     if not sys.platform.startswith("linux"):
