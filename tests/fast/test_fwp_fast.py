@@ -28,6 +28,13 @@ def test_other_cde_forms(rule):
     assert_fast_equals_generic(field(rule, "cde_xprime_keys"), "midpoint")
 
 
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: "-".join(r.values()))
+def test_value_layernorm_and_wide_inputs(rule):
+    """The value path's LayerNorm folded too; inputs as wide as d_model are not folded."""
+    assert_fast_equals_generic({**field(rule, "cde"), "v_layernorm": True}, "rk4")
+    assert_fast_equals_generic(field(rule, "ode"), "midpoint", channels=8)
+
+
 def test_paper_hebb_values():
     assert_fast_equals_generic(field({"rule": "hebb", "hebb_cde_values": "sigmoid_tanh"}, "cde"),
                                "rk4")

@@ -35,7 +35,7 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
     5× quicker than from the stage-innermost layout of :func:`distinct_writes`); the rule's
     activations then run on it (as (U, B·H, c) views, the vector axis last)."""
     times, index = grid.distinct_stages(dtype)
-    raw = update.raw(*(x.transpose(0, 1) for x in update.inputs(path, times)))
+    raw = update.raw(*(x.transpose(0, 1) for x in update.inputs(path, times)), fast=True)
     raw = (x.permute(0, 3, 1, 2).flatten(2).contiguous().mT for x in raw)  # (U, BH, c) views
     w = update.rule.write(*raw, fast=True)
     return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)

@@ -52,16 +52,19 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def raw(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False
-            ) -> tuple[torch.Tensor, ...]:
-        """The raw per-head (k, v, β) at (x, x′) (``fast`` as in :meth:`SlowNet.split`)."""
+    def raw(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False,
+            stage_last: bool = False) -> tuple[torch.Tensor, ...]:
+        """The raw per-head (k, v, β) at (x, x′) (``fast``, ``stage_last`` as in
+        :meth:`SlowNet.forward`)."""
         source = {"x": x, "dx": dx}
-        k, beta = self.slow(source[self.keys_from], fast)
-        return k, self.values(source[self.values_from], fast), beta
+        k, beta = self.slow(source[self.keys_from], fast, stage_last)
+        return k, self.values(source[self.values_from], fast, stage_last), beta
 
     def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
-        """The state-independent part at (x, x′): projections, LayerNorm, activations."""
-        return self.rule.write(*self.raw(x, dx, fast), fast=fast)
+        """The state-independent part at (x, x′): projections, LayerNorm, activations;
+        ``fast``: as the Hebb fast path reads it (folded, stage-last, :func:`small_softmax`'s
+        fast kernel)."""
+        return self.rule.write(*self.raw(x, dx, fast, fast), fast=fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

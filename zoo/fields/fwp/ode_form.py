@@ -30,13 +30,16 @@ class ODEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor]:
         return (path.evaluate(t),)
 
-    def raw(self, x: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
-        """The slow net's raw per-head (k, v, β) at x (``fast`` as in :meth:`SlowNet.split`)."""
-        return self.slow(x, fast)
+    def raw(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
+            ) -> tuple[torch.Tensor, ...]:
+        """The slow net's raw per-head (k, v, β) at x (``fast``, ``stage_last`` as in
+        :meth:`SlowNet.forward`)."""
+        return self.slow(x, fast, stage_last)
 
     def write(self, x: torch.Tensor, fast: bool = False) -> Write:
-        """The state-independent part at x: projections, LayerNorm, activations."""
-        return self.rule.write(*self.raw(x, fast), fast=fast)
+        """The state-independent part at x: projections, LayerNorm, activations; ``fast``: as
+        the Hebb fast path reads it (folded, stage-last, :func:`small_softmax`'s fast kernel)."""
+        return self.rule.write(*self.raw(x, fast, fast), fast=fast)
 
     def forward(self, x: torch.Tensor, W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x), W)

@@ -4,15 +4,18 @@
 shared with the query path (:meth:`SlowNet.embed`). The output layer maps the embedding to
 per-head raw outputs: Linear(d → H·(2h+1)) split into (k, v, β) (direct-NODE ``kvb_net``) or
 Linear(d → H·(h+1)) split into (k, β) (CDE ``kb_net``, values come from :class:`ValueNet`).
-Default PyTorch initialisation throughout.
+Default PyTorch initialisation throughout. The fast paths evaluate Linear → LayerNorm → Linear
+folded into input space (:mod:`.folded_norm`).
 """
 
 from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .fast_weight import split_heads, stage_last_linear
+from .folded_norm import foldable, folded_layer_norm
 
 
 class SlowNet(nn.Module):
@@ -31,19 +34,27 @@ class SlowNet(nn.Module):
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         return self.input_layer_norm(self.input_proj(x))
 
-    def split(self, z: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
-        """Raw per-head outputs from an embedding z (..., d); ``fast``: z is (B, U, d) at U
-        stage times, and each output (k, v, β) is its own product laid out by
-        :func:`stage_last_linear` (the rows of ``out`` regrouped by part)."""
-        if not fast:
-            return split_heads(self.out(z), self.heads).split(self.parts, -1)
-        weights = self.out.weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
-        biases = self.out.bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
+    def split(self, z: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Raw per-head outputs from an embedding z (..., d)."""
+        return split_heads(self.out(z), self.heads).split(self.parts, -1)
+
+    def forward(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
+                ) -> tuple[torch.Tensor, ...]:
+        """Raw per-head outputs at x. ``fast``: through :func:`folded_layer_norm` where that
+        saves work; ``stage_last``: x is (B, U, u) at U stage times and each output (k, v, β)
+        is its own product laid out by :func:`stage_last_linear` (the rows of ``out``
+        regrouped by part)."""
+        if not (fast and foldable(self.input_proj, self.out.in_features)):
+            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
+        else:
+            z, weight, bias = folded_layer_norm(x, self.input_proj, self.input_layer_norm,
+                                                self.out.weight, self.out.bias)
+        if not stage_last:
+            return split_heads(F.linear(z, weight, bias), self.heads).split(self.parts, -1)
+        weights = weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
+        biases = bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
         return tuple(split_heads(stage_last_linear(w.flatten(0, 1), b.flatten(), z), self.heads)
                      for w, b in zip(weights, biases))
-
-    def forward(self, x: torch.Tensor, fast: bool = False) -> tuple[torch.Tensor, ...]:
-        return self.split(self.embed(x), fast)
 
 
 class ValueNet(nn.Module):
@@ -55,8 +66,15 @@ class ValueNet(nn.Module):
         self.proj = nn.Linear(in_features, d)
         self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else None
 
-    def forward(self, x: torch.Tensor, fast: bool = False) -> torch.Tensor:
-        """Per-head values; ``fast`` as in :meth:`SlowNet.split`."""
-        last, z = (self.proj, x) if self.post is None else (self.post[1], self.post[0](self.proj(x)))
-        out = stage_last_linear(last.weight, last.bias, z) if fast else last(z)
+    def forward(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
+                ) -> torch.Tensor:
+        """Per-head values; ``fast`` and ``stage_last`` as in :meth:`SlowNet.forward`."""
+        if self.post is None:
+            z, weight, bias = x, self.proj.weight, self.proj.bias
+        elif fast and foldable(self.proj, self.proj.out_features):
+            z, weight, bias = folded_layer_norm(x, self.proj, self.post[0], self.post[1].weight,
+                                                self.post[1].bias)
+        else:
+            z, weight, bias = self.post[0](self.proj(x)), self.post[1].weight, self.post[1].bias
+        out = stage_last_linear(weight, bias, z) if stage_last else F.linear(z, weight, bias)
         return split_heads(out, self.heads)
