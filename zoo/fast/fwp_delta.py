@@ -21,8 +21,9 @@ one :func:`.sweep.sweep` over h-vectors, backward or forward. A sample whose out
 before the end has its increment weights (:meth:`FixedGrid.increment_weights`: 1, then λ,
 then 0) folded into P_n, which makes W_N its own W(t).
 
-Everything runs on the distinct stages with the batch and head axes innermost, (U, ·, B·H),
-where each stage-by-stage operation is an elementwise product vectorised over B·H.
+Everything runs on the distinct stages with the batch and head axes innermost, (U, ·, H·B)
+(:func:`.fwp_stages.to_lanes`), where each stage-by-stage operation is an elementwise product
+vectorised over H·B.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ import torch
 
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Write
-from .fwp_stages import (coupling_coefficients, stage_responses, stage_windows, step_scale,
-                         steps_batch_last, window_stride)
+from .fwp_stages import (coupling_coefficients, from_lanes, stage_responses, stage_windows,
+                         step_scale, steps_batch_last, to_lanes, window_stride)
 from .grid import FixedGrid
 from .stage_products import stage_products
 from .sweep import sweep
@@ -40,13 +41,13 @@ from .sweep import sweep
 
 def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid, heads: int,
             weights: torch.Tensor | None = None) -> torch.Tensor:
-    """P_n (N, S, S, B·H) from distinct-stage writes (U, ·, B·H) at the stages ``index``
+    """P_n (N, S, S, H·B) from distinct-stage writes (U, ·, H·B) at the stages ``index``
     (N, S); ``weights`` (B, N) scale each sample's steps."""
     keys, stride = writes.key, window_stride(index)
-    rate = steps_batch_last(writes.rate, index).unbind(1)  # S of (N, 1, BH)
+    rate = steps_batch_last(writes.rate, index).unbind(1)  # S of (N, 1, HB)
     stages, dtype = grid.tableau.stages, keys.dtype
     pairs, coefficients = coupling_coefficients(grid, dtype)
-    products = stage_products(keys, stride, grid.steps, pairs)  # ⟨k_j, k_s⟩ (Q, N, 1, BH)
+    products = stage_products(keys, stride, grid.steps, pairs)  # ⟨k_j, k_s⟩ (Q, N, 1, HB)
     mix = {pair: c[:, None, None] * g for pair, c, g in zip(pairs, coefficients, products)}
     eye = torch.eye(stages, dtype=dtype, device=keys.device)[..., None]
     rows = stage_responses(list(eye), mix, lambda s, x: rate[s] * x)
@@ -56,12 +57,12 @@ def _mixing(writes: Write, index: torch.Tensor, grid: FixedGrid, heads: int,
 
 def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
                      w0: torch.Tensor) -> list[torch.Tensor]:
-    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (U, ·, B·H)."""
+    """W at every grid point (N+1 of (B, H, h, h)) from distinct-stage writes (U, ·, H·B)."""
     batch = w0.shape[:2]
     P = _mixing(writes, index, grid, batch[1])
     K, V = (steps_batch_last(x, index) for x in (writes.key, writes.value))
-    V, K = (x.unflatten(-1, batch).permute(0, 3, 4, 2, 1) for x in (V, K))
-    P = P.unflatten(-1, batch).permute(0, 3, 4, 1, 2)
+    V, K = (from_lanes(x, batch, 1).transpose(-1, -2) for x in (V, K))  # (N, B, H, h, S)
+    P = from_lanes(P, batch, 1)
     W, states = w0, [w0]
     for v, k, pk in zip(V.unbind(0), K.unbind(0), (P @ K.mT).unbind(0)):
         W = W + (v - W @ k) @ pk
@@ -72,16 +73,15 @@ def pre_delta_states(writes: Write, index: torch.Tensor, grid: FixedGrid,
 def pre_delta_read(writes: Write, index: torch.Tensor, grid: FixedGrid, w0: torch.Tensor,
                    weights: torch.Tensor, q: torch.Tensor, transpose: bool) -> torch.Tensor:
     """W(t_b) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h), from
-    distinct-stage writes (U, ·, B·H), W(t_0) = ``w0`` and the increment weights (B, N)."""
+    distinct-stage writes (U, ·, H·B), W(t_0) = ``w0`` and the increment weights (B, N)."""
     batch, stride = q.shape[:2], window_stride(index)
     P = _mixing(writes, index, grid, batch[1], weights)
-    keys, values, q_flat = writes.key, writes.value, q.flatten(0, 1).T  # (U, h, BH), (h, BH)
+    keys, values, q_flat = writes.key, writes.value, to_lanes(q)  # (U, h, HB), (h, HB)
     if transpose:
-        vq = (values * q_flat).sum(1)  # (U, BH)
-        x, _ = sweep(retrieve(w0, q, True).flatten(0, 1).T, keys, stride, P.transpose(1, 2),
+        vq = (values * q_flat).sum(1)  # (U, HB)
+        x, _ = sweep(to_lanes(retrieve(w0, q, True)), keys, stride, P.transpose(1, 2),
                      stage_windows(vq, index, 0).transpose(-1, -2))
-        return x.T.unflatten(0, batch)
+        return from_lanes(x, batch)
     g, c = sweep(q_flat, keys, stride, P, reverse=True)
     c = c.new_zeros(len(values), c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
-    return retrieve(w0, g.T.unflatten(0, batch)) + (values * c[:, None]).sum(0).T.unflatten(
-        0, batch)
+    return retrieve(w0, from_lanes(g, batch)) + from_lanes((values * c[:, None]).sum(0), batch)

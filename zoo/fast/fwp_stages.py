@@ -29,16 +29,24 @@ def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
 
 def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
                                ) -> tuple[Write, torch.Tensor]:
-    """As :func:`distinct_writes`, with the fields (U, c, B·H) contiguous: the layout of the
-    loops over steps. The slow net runs with the stages outermost, (U, B, ·), so its raw
-    outputs (U, B, H, c) reach that layout by a transposition within each stage's block (about
-    5× quicker than from the stage-innermost layout of :func:`distinct_writes`); the rule's
-    activations then run on it (as (U, B·H, c) views, the vector axis last)."""
+    """As :func:`distinct_writes`, with the fields (U, c, H·B) contiguous, samples and heads
+    innermost (:func:`to_lanes`): the layout of the loops over steps, which the slow net writes
+    directly (``lanes``, :func:`zoo.fields.fwp.fast_weight.lanes_linear`); the rule's
+    activations then run on (U, H·B, c) views, the vector axis last."""
     times, index = grid.distinct_stages(dtype)
-    raw = update.raw(*(x.transpose(0, 1) for x in update.inputs(path, times)), fast=True)
-    raw = (x.permute(0, 3, 1, 2).flatten(2).contiguous().mT for x in raw)  # (U, BH, c) views
-    w = update.rule.write(*raw, fast=True)
+    w = update.rule.write(*update.raw(*update.inputs(path, times), layout="lanes"), fast=True)
     return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)
+
+
+def to_lanes(x: torch.Tensor) -> torch.Tensor:
+    """(B, H, …) -> (…, H·B): samples and heads as one innermost axis, heads outer (the step
+    loops vectorise every operation over it)."""
+    return x.transpose(0, 1).flatten(0, 1).movedim(0, -1)
+
+
+def from_lanes(x: torch.Tensor, batch: tuple[int, int], at: int = 0) -> torch.Tensor:
+    """(…, H·B) -> the axes (B, H) = ``batch`` at position ``at``, as before :func:`to_lanes`."""
+    return x.unflatten(-1, batch[::-1]).movedim((-1, -2), (at, at + 1))
 
 
 def stage_windows(x: torch.Tensor, index: torch.Tensor, dim: int) -> torch.Tensor:
@@ -59,19 +67,19 @@ def stage_rows(k: torch.Tensor, stride: int, steps: int, s: int) -> torch.Tensor
 
 
 def steps_batch_last(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """Distinct-stage write (U, c, B·H) -> per step and stage (N, S, c, B·H), each step's
-    (S, c, B·H) one contiguous block (overlapping steps share their common stage)."""
+    """Distinct-stage write (U, c, H·B) -> per step and stage (N, S, c, H·B), each step's
+    (S, c, H·B) one contiguous block (overlapping steps share their common stage)."""
     return stage_windows(x, index, 0).permute(0, 3, 1, 2)
 
 
 def step_scale(grid: FixedGrid, dtype: torch.dtype, weights: torch.Tensor | None = None,
                heads: int = 1) -> torch.Tensor:
     """h_n b_s as (N, S, 1), times each sample's weight w_{b,n} (``weights`` (B, N)) as
-    (N, S, B·H) for ``heads`` heads per sample."""
+    (N, S, H·B) for ``heads`` heads per sample."""
     scale = step_coefficients(grid, dtype)[..., None]
     if weights is None:
         return scale
-    return scale * weights.T.to(scale).repeat_interleave(heads, 1)[:, None]
+    return scale * to_lanes(weights.to(scale)[:, None].expand(-1, heads, -1))[:, None]
 
 
 def coupling_coefficients(grid: FixedGrid, dtype: torch.dtype

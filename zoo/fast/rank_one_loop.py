@@ -1,6 +1,6 @@
 """The post-delta / Oja step loop as one autograd function with a hand-written backward.
 
-Per step n from W_n (h × h per sample and head, stored (h, h, M) with M = B·H innermost) and the
+Per step n from W_n (h × h per sample and head, stored (h, h, M) with M = H·B innermost) and the
 stage writes p_s (probe), t_s (target), β_s (rate) of its S stages (:mod:`.fwp_stages`):
 
     x_s = t_s − W_n p_s − Σ_{j<s} m_js r_j,   r_s = β_s φ(x_s),   W_{n+1} = W_n + Σ_s r_s ⊗ (c_s p_s)

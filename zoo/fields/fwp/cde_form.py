@@ -23,6 +23,7 @@ from typing import Literal
 import torch
 from torch import nn
 
+from .fast_weight import Layout
 from .rules import Rule, Write
 from .slow_net import SlowNet, ValueNet
 
@@ -52,19 +53,18 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def raw(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False,
-            stage_last: bool = False) -> tuple[torch.Tensor, ...]:
-        """The raw per-head (k, v, β) at (x, x′) (``fast``, ``stage_last`` as in
-        :meth:`SlowNet.forward`)."""
+    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows"
+            ) -> tuple[torch.Tensor, ...]:
+        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`)."""
         source = {"x": x, "dx": dx}
-        k, beta = self.slow(source[self.keys_from], fast, stage_last)
-        return k, self.values(source[self.values_from], fast, stage_last), beta
+        k, beta = self.slow(source[self.keys_from], layout)
+        return k, self.values(source[self.values_from], layout), beta
 
     def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at (x, x′): projections, LayerNorm, activations;
-        ``fast``: as the Hebb fast path reads it (folded, stage-last, :func:`small_softmax`'s
+        ``fast``: as the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s
         fast kernel)."""
-        return self.rule.write(*self.raw(x, dx, fast, fast), fast=fast)
+        return self.rule.write(*self.raw(x, dx, "stage_last" if fast else "rows"), fast=fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

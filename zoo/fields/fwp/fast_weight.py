@@ -9,8 +9,13 @@ transposed memory.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import torch
+
+#: where the slow net's outputs go: ``rows`` (…, H, c), as the generic path; the fast paths'
+#: ``stage_last`` (Hebb) and ``lanes`` (the step loops), see :func:`head_linear`
+Layout = Literal["rows", "stage_last", "lanes"]
 
 
 def split_heads(z: torch.Tensor, heads: int) -> torch.Tensor:
@@ -37,9 +42,35 @@ def flatten(w: torch.Tensor) -> torch.Tensor:
 def stage_last_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """x Wᵀ + b for x (B, U, in) as a (B, U, out) view of (B, out, U) memory: the stage axis U
     innermost, so per-head reductions and contractions over stages read contiguous rows (the
-    fast paths' layout)."""
+    Hebb fast path's layout)."""
     weight = weight.expand(x.shape[0], *weight.shape)
     return torch.baddbmm(bias[:, None].expand(*weight.shape[:2], x.shape[1]), weight, x.mT).mT
+
+
+def lanes_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """Per-head x W_hᵀ + b_h for weights (H, c, in), biases (H, c) and x (B, U, in), as a
+    (U, H·B, c) view of (U, c, H·B) memory: the step loops' layout, samples and heads innermost
+    with the heads outer (:func:`zoo.fast.fwp_stages.to_lanes`), written by one product per
+    stage U with the rows of W ordered (c, H)."""
+    heads, c, width = weight.shape
+    batch, stages = x.shape[:2]
+    rows = c * heads
+    out = torch.baddbmm(bias.T.reshape(rows, 1).expand(stages, rows, batch),
+                        weight.transpose(0, 1).reshape(rows, width).expand(stages, rows, width),
+                        x.permute(1, 2, 0))
+    return out.view(stages, c, heads * batch).mT
+
+
+def head_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor, heads: int,
+                layout: Layout) -> torch.Tensor:
+    """Per-head outputs x Wᵀ + b (W: (H·c, in)) in ``layout``: ``rows`` (…, H, c);
+    ``stage_last`` (B, U, H, c) from x (B, U, in) (:func:`stage_last_linear`); ``lanes``
+    (U, H·B, c) (:func:`lanes_linear`)."""
+    if layout == "lanes":
+        return lanes_linear(weight.unflatten(0, (heads, -1)), bias.unflatten(0, (heads, -1)), x)
+    out = (stage_last_linear(weight, bias, x) if layout == "stage_last"
+           else torch.nn.functional.linear(x, weight, bias))
+    return split_heads(out, heads)
 
 
 def outer(value: torch.Tensor, key: torch.Tensor) -> torch.Tensor:

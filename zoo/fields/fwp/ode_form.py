@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .fast_weight import Layout
 from .rules import Rule, Write
 from .slow_net import SlowNet
 
@@ -30,16 +31,14 @@ class ODEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor]:
         return (path.evaluate(t),)
 
-    def raw(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
-            ) -> tuple[torch.Tensor, ...]:
-        """The slow net's raw per-head (k, v, β) at x (``fast``, ``stage_last`` as in
-        :meth:`SlowNet.forward`)."""
-        return self.slow(x, fast, stage_last)
+    def raw(self, x: torch.Tensor, layout: Layout = "rows") -> tuple[torch.Tensor, ...]:
+        """The slow net's raw per-head (k, v, β) at x in ``layout`` (:meth:`SlowNet.forward`)."""
+        return self.slow(x, layout)
 
     def write(self, x: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at x: projections, LayerNorm, activations; ``fast``: as
-        the Hebb fast path reads it (folded, stage-last, :func:`small_softmax`'s fast kernel)."""
-        return self.rule.write(*self.raw(x, fast, fast), fast=fast)
+        the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s fast kernel)."""
+        return self.rule.write(*self.raw(x, "stage_last" if fast else "rows"), fast=fast)
 
     def forward(self, x: torch.Tensor, W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x), W)

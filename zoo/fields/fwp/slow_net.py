@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-from .fast_weight import split_heads, stage_last_linear
+from .fast_weight import Layout, head_linear, split_heads
 from .folded_norm import foldable, folded_layer_norm
 
 
@@ -38,22 +37,20 @@ class SlowNet(nn.Module):
         """Raw per-head outputs from an embedding z (..., d)."""
         return split_heads(self.out(z), self.heads).split(self.parts, -1)
 
-    def forward(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
-                ) -> tuple[torch.Tensor, ...]:
-        """Raw per-head outputs at x. ``fast``: through :func:`folded_layer_norm` where that
-        saves work; ``stage_last``: x is (B, U, u) at U stage times and each output (k, v, β)
-        is its own product laid out by :func:`stage_last_linear` (the rows of ``out``
-        regrouped by part)."""
-        if not (fast and foldable(self.input_proj, self.out.in_features)):
-            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
-        else:
+    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> tuple[torch.Tensor, ...]:
+        """Raw per-head outputs at x in ``layout`` (:func:`head_linear`). The fast paths'
+        layouts go through :func:`folded_layer_norm` where that saves work, and make each
+        output (k, v, β) its own product (the rows of ``out`` regrouped by part)."""
+        if layout == "rows":
+            return self.split(self.embed(x))
+        if foldable(self.input_proj, self.out.in_features):
             z, weight, bias = folded_layer_norm(x, self.input_proj, self.input_layer_norm,
                                                 self.out.weight, self.out.bias)
-        if not stage_last:
-            return split_heads(F.linear(z, weight, bias), self.heads).split(self.parts, -1)
+        else:
+            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
         weights = weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
         biases = bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
-        return tuple(split_heads(stage_last_linear(w.flatten(0, 1), b.flatten(), z), self.heads)
+        return tuple(head_linear(w.flatten(0, 1), b.flatten(), z, self.heads, layout)
                      for w, b in zip(weights, biases))
 
 
@@ -66,15 +63,13 @@ class ValueNet(nn.Module):
         self.proj = nn.Linear(in_features, d)
         self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else None
 
-    def forward(self, x: torch.Tensor, fast: bool = False, stage_last: bool = False
-                ) -> torch.Tensor:
-        """Per-head values; ``fast`` and ``stage_last`` as in :meth:`SlowNet.forward`."""
+    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> torch.Tensor:
+        """Per-head values in ``layout``, as :meth:`SlowNet.forward`."""
         if self.post is None:
             z, weight, bias = x, self.proj.weight, self.proj.bias
-        elif fast and foldable(self.proj, self.proj.out_features):
+        elif layout != "rows" and foldable(self.proj, self.proj.out_features):
             z, weight, bias = folded_layer_norm(x, self.proj, self.post[0], self.post[1].weight,
                                                 self.post[1].bias)
         else:
             z, weight, bias = self.post[0](self.proj(x)), self.post[1].weight, self.post[1].bias
-        out = stage_last_linear(weight, bias, z) if stage_last else F.linear(z, weight, bias)
-        return split_heads(out, self.heads)
+        return head_linear(weight, bias, z, self.heads, layout)
