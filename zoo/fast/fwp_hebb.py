@@ -29,14 +29,23 @@ def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: Fixe
 def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
               w0: torch.Tensor, rows: torch.Tensor, q: torch.Tensor,
               transpose: bool) -> torch.Tensor:
-    """W(t_{rows[b]}) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h)."""
-    coef = _coefficients(grid, index, rows, w0.dtype)
-    # the response is linear in the rate: fold each sample's coefficients into it
-    scaled = Write(writes.key, writes.value, writes.rate * coef[..., None, None])
-    left, right = _factors(rule, scaled)
-    out, inner = (right, left) if transpose else (left, right)
-    weight = (inner * q[:, None]).sum(-1)  # (B, U, H)
-    return retrieve(w0, q, transpose) + torch.einsum("buhi,buh->bhi", out, weight)
+    """W(t_{rows[b]}) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h).
+
+    With the term r ⊗ p = (β v) ⊗ p the read is Σ_u c_u β_u ⟨a_u, q⟩ o_u, (a, o) = (p, v), or
+    (v, p) when transposed: two batched products over the stages per sample and head, reading
+    the stage-last writes (B, H, h, U) in place."""
+    coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
+    vectors = (rule.probe(writes), rule.target(writes))
+    inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
+    rate = _heads_by_stage(writes.rate) * coef[:, None].repeat_interleave(q.shape[1], 0)
+    weight = torch.bmm(q.flatten(0, 1)[:, None], inner) * rate  # c β ⟨a, q⟩ (BH, 1, U)
+    read = torch.bmm(out, weight.mT).view(q.shape)
+    return retrieve(w0, q, transpose) + read
+
+
+def _heads_by_stage(x: torch.Tensor) -> torch.Tensor:
+    """A stage-last write (B, U, H, c) as (B·H, c, U), a view of its memory."""
+    return x.permute(0, 2, 3, 1).flatten(0, 1)
 
 
 def _coefficients(grid: FixedGrid, index: torch.Tensor, rows: torch.Tensor,
