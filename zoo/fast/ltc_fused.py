@@ -7,7 +7,8 @@ Each input step t runs ``unfolds`` updates of paper (b) Eq. 3 with the sensory t
 
 c_num = gl·vleak + Σ a^s E^s and c_den = cm/h + gl + Σ a^s + ε (:mod:`.ltc`). Autograd would
 record about twenty small operations per unfold; the backward here runs the chain rule of one
-unfold directly, from the stored v and denominator (s is recomputed): with v̄ the gradient of
+unfold directly, from the stored v, s and denominator (the forward writes each unfold's s
+straight into its slot of the store): with v̄ the gradient of
 the unfold's output v′ and D = c_den + den,
 
     n̄ = v̄ / D,  d̄ = −n̄ v′,  s̄_ij = n̄_j (W⁺E)_ij + d̄_j W⁺_ij,  ā = s̄ s (1 − s),
@@ -38,10 +39,11 @@ class _FusedUnfolds(torch.autograd.Function):
     def forward(ctx, c_num, c_den, cm_h, sigma, offset, w_erev, w, unfolds):
         v = c_num.new_zeros(c_num.shape[1:])
         inputs, denominators, states = [], [], []
-        s, product = _work(v, 2)
+        synapses = v.new_empty((len(c_num) * unfolds, *v.shape, v.shape[-1]))
+        product, = _work(v, 1)
         for t in range(len(c_num)):
-            for _ in range(unfolds):
-                _synapses(v, sigma, offset, s)
+            for u in range(unfolds):
+                s = _synapses(v, sigma, offset, synapses[t * unfolds + u])
                 den = c_den[t] + torch.mul(s, w, out=product).sum(-2)
                 inputs.append(v)
                 denominators.append(den)
@@ -50,29 +52,28 @@ class _FusedUnfolds(torch.autograd.Function):
             states.append(v)
         states = torch.stack(states)
         ctx.unfolds = unfolds
-        ctx.save_for_backward(cm_h, sigma, offset, w_erev, w, torch.stack(inputs),
-                              torch.stack(denominators), states)
+        ctx.save_for_backward(cm_h, sigma, w_erev, w, torch.stack(inputs),
+                              torch.stack(denominators), states, synapses)
         return states
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_states):
-        cm_h, sigma, offset, w_erev, w, inputs, denominators, states = ctx.saved_tensors
+        cm_h, sigma, w_erev, w, inputs, denominators, states, synapses = ctx.saved_tensors
         # per-sample sums, reduced over the batch once at the end: one in-place op per unfold
         g_sigma, g_offset, g_w_erev, g_w = (grad_states.new_zeros(grad_states.shape[1:2] + x.shape)
-                                            for x in (sigma, offset, w_erev, w))
+                                            for x in (sigma, sigma, w_erev, w))
         g_num, g_den = torch.empty_like(grad_states), torch.empty_like(grad_states)
         g_cm_h = torch.empty_like(grad_states)
         v_bar = torch.zeros_like(grad_states[0])
-        s, a_bar, work = _work(v_bar, 3)
+        a_bar, work = _work(v_bar, 2)
         k = len(inputs)
         for t in range(len(grad_states) - 1, -1, -1):
             v_bar = v_bar + grad_states[t]
             num_bar, den_bar, cm_h_bar = (torch.zeros_like(v_bar) for _ in range(3))
             for u in range(ctx.unfolds):
                 k -= 1
-                v, out = inputs[k], (states[t] if u == 0 else inputs[k + 1])
-                _synapses(v, sigma, offset, s)
+                v, out, s = inputs[k], (states[t] if u == 0 else inputs[k + 1]), synapses[k]
                 n_bar = v_bar / denominators[k]
                 m = n_bar * out  # d̄ = −m
                 num_bar += n_bar
