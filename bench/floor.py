@@ -1,8 +1,10 @@
 """The work every implementation of a case must do, timed alone: a bound on its speed-up.
 
 * FWP fields: the slow net (projections, LayerNorm, activations) at the distinct stage times of
-  the grid, forward and backward. It does not depend on the fast weights, so no reformulation
-  of the learning rule removes it; the fast paths compute exactly this once.
+  the grid, forward and backward, in its cheapest known form (Linear → LayerNorm → Linear
+  folded into input space, ``zoo/fields/fwp/folded_norm.py``). It does not depend on the fast
+  weights, so no reformulation of the learning rule removes it; the fast paths compute exactly
+  this once.
 * Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
   of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
   reads the state the one before produced, as the stages do) in one graph, forward and
