@@ -37,7 +37,7 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
     vectors = (rule.probe(writes), rule.target(writes))
     inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
-    rate = _heads_by_stage(writes.rate) * coef[:, None].repeat_interleave(q.shape[1], 0)
+    rate = (writes.rate.permute(0, 2, 3, 1) * coef[:, None, None]).flatten(0, 1)  # (BH, 1, U)
     weight = torch.bmm(q.flatten(0, 1)[:, None], inner) * rate  # c β ⟨a, q⟩ (BH, 1, U)
     read = torch.bmm(out, weight.mT).view(q.shape)
     return retrieve(w0, q, transpose) + read

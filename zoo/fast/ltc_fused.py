@@ -60,12 +60,12 @@ class _FusedUnfolds(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, grad_states):
         cm_h, sigma, w_erev, w, inputs, denominators, states, synapses = ctx.saved_tensors
+        v_bar = torch.zeros_like(grad_states[0])
         # per-sample sums, reduced over the batch once at the end: one in-place op per unfold
-        g_sigma, g_offset, g_w_erev, g_w = (grad_states.new_zeros(grad_states.shape[1:2] + x.shape)
-                                            for x in (sigma, sigma, w_erev, w))
+        g_sigma, g_offset, g_w_erev, g_w = (grad_states.new_zeros((len(v_bar), *sigma.shape))
+                                            for _ in range(4))  # all (B, N, N)
         g_num, g_den = torch.empty_like(grad_states), torch.empty_like(grad_states)
         g_cm_h = torch.empty_like(grad_states)
-        v_bar = torch.zeros_like(grad_states[0])
         a_bar, work = _work(v_bar, 2)
         k = len(inputs)
         for t in range(len(grad_states) - 1, -1, -1):
