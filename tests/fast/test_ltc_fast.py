@@ -55,3 +55,11 @@ def test_fast_equals_generic(case, dtype):
 def test_every_recurrent_field_has_a_fast_path():
     for field, solver in BASELINES + [({"kind": "ltc"}, {"kind": "ltc_fused"})]:
         assert make_model(field, solver).body.implementation_used == "fast"
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_fast_equals_generic_with_compiled_kernels_off(monkeypatch, dtype):
+    """The torch forms the fast path runs where the compiled loops cannot (CUDA, no compiler)."""
+    monkeypatch.setenv("ZOO_COMPILED_KERNELS", "0")
+    for cell in CELLS:
+        test_fast_equals_generic(({"kind": "ltc", **cell}, {"kind": "ltc_fused"}), dtype)

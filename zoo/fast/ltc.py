@@ -14,38 +14,49 @@ from __future__ import annotations
 import torch
 
 from ..fields.ltc.cell import LTCCell
+from ..fields.ltc.synapse import SigmoidSynapses
 from ..fields.ltc.unfold import Currents, Membrane, unfold
 from ..solvers.unfold import LTCFusedConfig
+from .ltc_compiled import Form, compiled_synapse_sums, use_compiled
 from .ltc_fused import fused_unfolds
+
+
+def synapse_parameters(synapses: SigmoidSynapses, positive) -> tuple[torch.Tensor, ...]:
+    """σ, offset = −σμ, W⁺E and W⁺ of a synapse layer, each (pre, post)."""
+    w = positive(synapses.w)
+    return synapses.sigma, -synapses.sigma * synapses.mu, w * synapses.erev, w
+
+
+def synapse_sums(v: torch.Tensor, sigma: torch.Tensor, offset: torch.Tensor,
+                 w_erev: torch.Tensor, w: torch.Tensor, form: Form = "auto"
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(Σ_i s_ij (W⁺E)_ij, Σ_i s_ij W⁺_ij) with s_ij = σ(σ_ij v_i + offset_ij), each (…, post),
+    for v (…, pre); compiled (:mod:`.ltc_compiled`) for (B, T, pre) inputs where it can run."""
+    if v.dim() == 3 and use_compiled(form, v, sigma, offset, w_erev, w):
+        return compiled_synapse_sums(v, sigma, offset, w_erev, w)
+    s = torch.sigmoid(torch.addcmul(offset, v.unsqueeze(-1), sigma))
+    return (s * w_erev).sum(-2), (s * w).sum(-2)
 
 
 def recurrent_currents(cell: LTCCell) -> Currents:
     """v (B, pre) -> (Σ_i a_ij E_ij, Σ_i a_ij), each (B, post)."""
-    synapses = cell.recurrent
-    w = cell.positive(synapses.w)
-    w_erev, offset = w * synapses.erev, -synapses.sigma * synapses.mu
-
-    def currents(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        s = torch.sigmoid(torch.addcmul(offset, v.unsqueeze(-1), synapses.sigma))
-        return (s * w_erev).sum(-2), (s * w).sum(-2)
-
-    return currents
+    params = synapse_parameters(cell.recurrent, cell.positive)
+    return lambda v: synapse_sums(v, *params)
 
 
 def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     """States after every input step (T, B, N) from v = 0, for inputs x (B, T, C)."""
-    sensory_num, sensory_den = cell.sensory(x * cell.input_w + cell.input_b, cell.positive)
+    sensory_num, sensory_den = synapse_sums(x * cell.input_w + cell.input_b,
+                                            *synapse_parameters(cell.sensory, cell.positive))
     cm, gleak = cell.positive(cell.cm), cell.positive(cell.gleak)
     if isinstance(cell.solver, LTCFusedConfig):
         steps = torch.stack([torch.as_tensor(cell.fused_step(dt), dtype=x.dtype, device=x.device)
                              for dt in elapsed.unbind(0)])
         cm_h = cm / steps[:, None]
-        synapses = cell.recurrent
-        w = cell.positive(synapses.w)
         return fused_unfolds(gleak * cell.vleak + sensory_num.transpose(0, 1),
                              cm_h[:, None] + gleak + sensory_den.transpose(0, 1) + cell.epsilon,
-                             cm_h, synapses.sigma, -synapses.sigma * synapses.mu,
-                             w * synapses.erev, w, cell.solver.unfolds)
+                             cm_h, *synapse_parameters(cell.recurrent, cell.positive),
+                             cell.solver.unfolds)
     currents = recurrent_currents(cell)
     v = x.new_zeros(x.shape[0], cell.units)
     states = []

@@ -1,5 +1,8 @@
 """The LTC fused-solver unfolds of a whole sequence, with a hand-written backward.
 
+On CPU the same computation runs as a compiled loop (:mod:`.ltc_compiled`) where its kernel
+builds; this module's torch-operation form runs elsewhere (CUDA, other dtypes, no compiler).
+
 Each input step t runs ``unfolds`` updates of paper (b) Eq. 3 with the sensory terms fixed:
 
     s = σ(σ_ij v_i − σ_ij μ_ij),   num_j = Σ_i s_ij (W⁺E)_ij,   den_j = Σ_i s_ij W⁺_ij,
@@ -25,13 +28,19 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
+from .ltc_compiled import Form, compiled_unfolds, use_compiled
+
 
 def fused_unfolds(c_num: torch.Tensor, c_den: torch.Tensor, cm_h: torch.Tensor,
                   sigma: torch.Tensor, offset: torch.Tensor, w_erev: torch.Tensor,
-                  w: torch.Tensor, unfolds: int) -> torch.Tensor:
+                  w: torch.Tensor, unfolds: int, form: Form = "auto") -> torch.Tensor:
     """States after every input step (T, B, N) from v = 0; c_num, c_den (T, B, N), cm_h (T, N),
-    the recurrent σ, offset = −σμ, W⁺E and W⁺ (N, N)."""
-    return _FusedUnfolds.apply(c_num, c_den, cm_h, sigma, offset, w_erev, w, unfolds)
+    the recurrent σ, offset = −σμ, W⁺E and W⁺ (N, N). ``form``: the compiled loop
+    (:mod:`.ltc_compiled`), the torch operations here, or ``auto`` (compiled where available)."""
+    args = (c_num, c_den, cm_h, sigma, offset, w_erev, w)
+    if use_compiled(form, *args):
+        return compiled_unfolds(*args, unfolds)
+    return _FusedUnfolds.apply(*args, unfolds)
 
 
 class _FusedUnfolds(torch.autograd.Function):

@@ -1,0 +1,231 @@
+// LTC sigmoid synapses (facts §5.2-5.3) and the fused-solver unfolds (paper (b) Eq. 3), one
+// sample at a time; the Python side is zoo/fast/ltc_compiled.py.
+//
+// A synapse layer from `pre` to `post` neurons, for presynaptic potentials v:
+//   s_ij = sigmoid(sigma_ij v_i + offset_ij),  num_j = sum_i s_ij (W+E)_ij,  den_j = sum_i s_ij W+_ij.
+// Its backward, for gradients n_j of num and d_j of den:
+//   a_ij = (n_j (W+E)_ij + d_j W+_ij) s_ij (1 - s_ij),  v_bar_i = sum_j a_ij sigma_ij,
+//   gradients sum a v_i (sigma), sum a (offset), sum s n (W+E), sum s d (W+).
+// The backward recomputes s (storing it costs more than the sigmoid) and reads the parameters
+// in [post][pre] layout, so that both sums run down columns of vectors, with no horizontal sums.
+//
+// An unfold updates v_j <- (c_num_j + (cm/h)_j v_j + num_j) / D_j with D_j = c_den_j + den_j;
+// its backward, for the gradient v_bar of its output v': n_j = v_bar_j / D_j, d_j = -n_j v'_j,
+// the layer's backward, and v_bar_j += n_j (cm/h)_j.
+//
+// Samples are independent: callers split the batch [b0, b1) between threads. Parameter gradients
+// are summed per sample in T, then added in double to the caller's g_params (and g_cm_h).
+// Layouts are row-major: per step (steps, batch, n), per unfold (steps*unfolds, batch, n),
+// sensory inputs (batch, steps, pre), parameters (pre, post) forward and (post, pre) backward.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+// exp(x) for x <= 0: x = k ln2 + r with |r| <= ln2 / 2, Taylor polynomial in r, times 2^k.
+// Degree 7 (float) and 13 (double) leave a truncation error below half an ulp.
+static inline float exp_nonpositive(float x) {
+  x = x < -87.0f ? -87.0f : x;
+  const float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln2)
+  const float r = x - k * 0.693145751953125f - k * 1.428606765330187045e-06f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720; p = p * r + 1.0f / 120; p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6; p = p * r + 0.5f; p = p * r + 1.0f; p = p * r + 1.0f;
+  return p * __builtin_bit_cast(float, ((int32_t)k + 127) << 23);
+}
+
+static inline double exp_nonpositive(double x) {
+  x = x < -708.0 ? -708.0 : x;
+  const double k = (x * 1.4426950408889634074 + 6755399441055744.0) - 6755399441055744.0;
+  const double r = x - k * 0.693147180369123816490 - k * 1.90821492927058770002e-10;
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  const double factorials[] = {479001600.0, 39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0,
+                               720.0, 120.0, 24.0, 6.0, 2.0, 1.0, 1.0};
+  for (double f : factorials) p = p * r + 1.0 / f;
+  return p * __builtin_bit_cast(double, ((int64_t)k + 1023) << 52);
+}
+
+// sigmoid without overflow: e = exp(-|x|), 1 / (1 + e) for x >= 0, e / (1 + e) otherwise
+template <typename T> static inline T sigmoid(T x) {
+  const T e = exp_nonpositive(x < T(0) ? x : -x);
+  const T r = T(1) / (T(1) + e);
+  return x >= T(0) ? r : e * r;
+}
+
+// sigma, offset, (W+E), W+ of a layer, each (pre, post) forward or (post, pre) backward
+template <typename T> struct Synapses {
+  long pre, post;
+  const T *sigma, *offset, *w_erev, *w;
+};
+
+// per-sample gradient sums for sigma, offset, (W+E), W+, each (post, pre)
+template <typename T> struct Sums {
+  std::vector<T> all;
+  explicit Sums(long size) : all(4 * size) {}
+  void flush(double* out) {
+    for (std::size_t q = 0; q < all.size(); ++q) { out[q] += double(all[q]); all[q] = 0; }
+  }
+};
+
+template <typename T>
+static inline void layer_forward(const Synapses<T>& p, const T* v, T* __restrict num,
+                                 T* __restrict den) {
+  for (long j = 0; j < p.post; ++j) num[j] = den[j] = 0;
+  for (long i = 0; i < p.pre; ++i) {
+    const T vi = v[i];
+    const T* __restrict sg = p.sigma + i * p.post;
+    const T* __restrict of = p.offset + i * p.post;
+    const T* __restrict we = p.w_erev + i * p.post;
+    const T* __restrict ww = p.w + i * p.post;
+#pragma omp simd
+    for (long j = 0; j < p.post; ++j) {
+      const T s = sigmoid(sg[j] * vi + of[j]);
+      num[j] += s * we[j];
+      den[j] += s * ww[j];
+    }
+  }
+}
+
+// adds v_bar (pre) and the parameter gradients to `sums`; p in (post, pre) layout
+template <typename T>
+static inline void layer_backward(const Synapses<T>& p, const T* __restrict v, const T* n,
+                                  const T* d, T* __restrict v_bar, Sums<T>& sums) {
+  const long size = p.pre * p.post;
+  for (long j = 0; j < p.post; ++j) {
+    const T nj = n[j], dj = d[j];
+    const long row = j * p.pre;
+    const T* __restrict sg = p.sigma + row;
+    const T* __restrict of = p.offset + row;
+    const T* __restrict we = p.w_erev + row;
+    const T* __restrict ww = p.w + row;
+    T* __restrict g_sg = sums.all.data() + row;
+    T* __restrict g_of = g_sg + size;
+    T* __restrict g_we = g_of + size;
+    T* __restrict g_w = g_we + size;
+#pragma omp simd
+    for (long i = 0; i < p.pre; ++i) {
+      const T s = sigmoid(sg[i] * v[i] + of[i]);
+      const T a = (nj * we[i] + dj * ww[i]) * s * (T(1) - s);
+      g_we[i] += s * nj;
+      g_w[i] += s * dj;
+      g_of[i] += a;
+      g_sg[i] += a * v[i];
+      v_bar[i] += a * sg[i];
+    }
+  }
+}
+
+template <typename T>
+static void synapses_forward(long steps, Synapses<T> p, const T* v, T* num, T* den,
+                             long b0, long b1) {
+  for (long r = b0 * steps; r < b1 * steps; ++r)
+    layer_forward(p, v + r * p.pre, num + r * p.post, den + r * p.post);
+}
+
+template <typename T>
+static void synapses_backward(long steps, Synapses<T> p, const T* v, const T* g_num,
+                              const T* g_den, T* g_v, double* g_params, long b0, long b1) {
+  Sums<T> sums(p.pre * p.post);
+  for (long b = b0; b < b1; ++b) {
+    for (long r = b * steps; r < (b + 1) * steps; ++r) {
+      for (long i = 0; i < p.pre; ++i) g_v[r * p.pre + i] = 0;
+      layer_backward(p, v + r * p.pre, g_num + r * p.post, g_den + r * p.post, g_v + r * p.pre,
+                     sums);
+    }
+    sums.flush(g_params);
+  }
+}
+
+template <typename T>
+static void unfolds_forward(long steps, long batch, long n, long unfolds, const T* c_num,
+                            const T* c_den, const T* cm_h, Synapses<T> p, T* states, T* inputs,
+                            T* dens, long b0, long b1) {
+  std::vector<T> v(n), num(n), den(n);
+  for (long b = b0; b < b1; ++b) {
+    for (long j = 0; j < n; ++j) v[j] = 0;
+    for (long t = 0; t < steps; ++t) {
+      const T* cn = c_num + (t * batch + b) * n;
+      const T* cd = c_den + (t * batch + b) * n;
+      const T* ch = cm_h + t * n;
+      for (long u = 0; u < unfolds; ++u) {
+        const long k = (t * unfolds + u) * batch + b;
+        layer_forward(p, v.data(), num.data(), den.data());
+        T* in = inputs + k * n;
+        T* dn = dens + k * n;
+        for (long j = 0; j < n; ++j) {
+          in[j] = v[j];
+          dn[j] = cd[j] + den[j];
+          v[j] = (cn[j] + ch[j] * v[j] + num[j]) / dn[j];
+        }
+      }
+      for (long j = 0; j < n; ++j) states[(t * batch + b) * n + j] = v[j];
+    }
+  }
+}
+
+template <typename T>
+static void unfolds_backward(long steps, long batch, long n, long unfolds, const T* grad_states,
+                             const T* cm_h, Synapses<T> p, const T* inputs, const T* dens,
+                             const T* states, T* g_num, T* g_den, double* g_cm_h,
+                             double* g_params, long b0, long b1) {
+  std::vector<T> v_bar(n), next(n), nb(n), db(n);
+  Sums<T> sums(n * n);
+  for (long b = b0; b < b1; ++b) {
+    for (long j = 0; j < n; ++j) v_bar[j] = 0;
+    for (long t = steps - 1; t >= 0; --t) {
+      const T* gs = grad_states + (t * batch + b) * n;
+      T* gn = g_num + (t * batch + b) * n;
+      T* gd = g_den + (t * batch + b) * n;
+      const T* ch = cm_h + t * n;
+      double* gch = g_cm_h + t * n;
+      for (long j = 0; j < n; ++j) { v_bar[j] += gs[j]; gn[j] = gd[j] = 0; }
+      for (long u = unfolds - 1; u >= 0; --u) {
+        const long k = (t * unfolds + u) * batch + b;
+        const T* v = inputs + k * n;
+        const T* out = u == unfolds - 1 ? states + (t * batch + b) * n : inputs + (k + batch) * n;
+        const T* d = dens + k * n;
+        for (long j = 0; j < n; ++j) {
+          nb[j] = v_bar[j] / d[j];
+          db[j] = -nb[j] * out[j];
+          gn[j] += nb[j];
+          gd[j] += db[j];
+          gch[j] += double(nb[j] * v[j]);
+          next[j] = nb[j] * ch[j];
+        }
+        layer_backward(p, v, nb.data(), db.data(), next.data(), sums);
+        v_bar.swap(next);
+      }
+    }
+    sums.flush(g_params);
+  }
+}
+
+#define LTC_EXPORTS(T, suffix)                                                                  \
+  extern "C" void synapses_forward_##suffix(long steps, long pre, long post,                  \
+      const T* sigma, const T* offset, const T* w_erev, const T* w, const T* v, T* num,        \
+      T* den, long b0, long b1) {                                                              \
+    synapses_forward(steps, Synapses<T>{pre, post, sigma, offset, w_erev, w}, v, num,  \
+                     den, b0, b1);                                                             \
+  }                                                                                            \
+  extern "C" void synapses_backward_##suffix(long steps, long pre, long post,                 \
+      const T* sigma, const T* offset, const T* w_erev, const T* w, const T* v,                \
+      const T* g_num, const T* g_den, T* g_v, double* g_params, long b0, long b1) {            \
+    synapses_backward(steps, Synapses<T>{pre, post, sigma, offset, w_erev, w}, v,      \
+                      g_num, g_den, g_v, g_params, b0, b1);                                    \
+  }                                                                                            \
+  extern "C" void unfolds_forward_##suffix(long steps, long batch, long n, long unfolds,      \
+      const T* sigma, const T* offset, const T* w_erev, const T* w, const T* c_num,            \
+      const T* c_den, const T* cm_h, T* states, T* inputs, T* dens, long b0, long b1) {        \
+    unfolds_forward(steps, batch, n, unfolds, c_num, c_den, cm_h,                             \
+                    Synapses<T>{n, n, sigma, offset, w_erev, w}, states, inputs, dens, b0, b1);\
+  }                                                                                            \
+  extern "C" void unfolds_backward_##suffix(long steps, long batch, long n, long unfolds,     \
+      const T* sigma, const T* offset, const T* w_erev, const T* w, const T* grad_states,      \
+      const T* cm_h, const T* inputs, const T* dens, const T* states, T* g_num, T* g_den,      \
+      double* g_cm_h, double* g_params, long b0, long b1) {                                    \
+    unfolds_backward(steps, batch, n, unfolds, grad_states, cm_h,                             \
+                     Synapses<T>{n, n, sigma, offset, w_erev, w}, inputs, dens, states, g_num, \
+                     g_den, g_cm_h, g_params, b0, b1);                                         \
+  }
+
+LTC_EXPORTS(float, f32)
+LTC_EXPORTS(double, f64)
