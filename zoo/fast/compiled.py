@@ -7,7 +7,9 @@ library is cached under ``$ZOO_KERNEL_CACHE`` (default ``~/.cache/nde-zoo/kernel
 its source, the flags, the compiler's version and the CPU's flags, and written atomically.
 ``ZOO_COMPILED_KERNELS=0`` turns them off. Where a kernel cannot be had (no compiler, a failed
 build, kernels off), :func:`kernel` returns None and warns once with the reason; the callers then
-run their torch-operation form, which gives the same numbers.
+run their torch-operation form, which gives the same numbers. :func:`use_compiled` makes that
+choice for a call, :func:`function` finds a kernel's entry for a dtype, and :func:`chunks` with
+:func:`each_chunk` split independent work (samples, lanes) between threads.
 """
 
 from __future__ import annotations
@@ -21,10 +23,19 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
+
+import torch
 
 SOURCES = Path(__file__).with_name("kernels")
 FLAGS = ("-O3", "-march=native", "-fopenmp-simd", "-std=c++17", "-shared", "-fPIC")
+SUFFIX = {torch.float32: "f32", torch.float64: "f64"}
+
+#: which form runs: the compiled kernel, the torch operations, or ``auto`` (compiled where it can)
+Form = Literal["auto", "compiled", "torch"]
 
 
 def enabled() -> bool:
@@ -47,6 +58,50 @@ def _load(name: str) -> ctypes.CDLL | None:
         warnings.warn(f"compiled kernel '{name}' unavailable ({str(detail).strip()[:500]}); "
                       "running its torch-operation form", stacklevel=3)
         return None
+
+
+def use_compiled(form: Form, name: str, *tensors: torch.Tensor) -> bool:
+    """Whether ``form`` runs kernel ``name`` for these tensors (``auto``: all on the CPU, float32
+    or float64 alike, and the kernel built)."""
+    if form != "auto":
+        return form == "compiled"
+    dtype = tensors[0].dtype
+    return (dtype in SUFFIX and all(t.device.type == "cpu" and t.dtype == dtype for t in tensors)
+            and kernel(name) is not None)
+
+
+def function(name: str, entry: str, dtype: torch.dtype) -> Callable:
+    """Kernel ``name``'s C function ``<entry>_f32`` or ``<entry>_f64``."""
+    return getattr(kernel(name), f"{entry}_{SUFFIX[dtype]}")
+
+
+def longs(*values: int) -> list[ctypes.c_long]:
+    return [ctypes.c_long(value) for value in values]
+
+
+def pointers(*tensors: torch.Tensor) -> list[ctypes.c_void_p]:
+    return [ctypes.c_void_p(t.data_ptr()) for t in tensors]
+
+
+def chunks(size: int) -> list[tuple[int, int]]:
+    """[0, size) split into ``torch.get_num_threads()`` contiguous ranges (at most ``size``)."""
+    parts = max(1, min(torch.get_num_threads(), size))
+    bounds = [size * p // parts for p in range(parts + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def each_chunk(ranges: list[tuple[int, int]], run: Callable[[int, int, int], None]) -> None:
+    """``run(index, start, stop)`` for every range, the first on this thread, the others on a
+    persistent pool (a kernel call releases the GIL)."""
+    others = [_pool().submit(run, index, *bounds) for index, bounds in enumerate(ranges) if index]
+    run(0, *ranges[0])
+    for future in others:
+        future.result()
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(thread_name_prefix="zoo-kernel")
 
 
 def build(name: str) -> Path:

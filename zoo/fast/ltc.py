@@ -17,7 +17,8 @@ from ..fields.ltc.cell import LTCCell
 from ..fields.ltc.synapse import SigmoidSynapses
 from ..fields.ltc.unfold import Currents, Membrane, unfold
 from ..solvers.unfold import LTCFusedConfig
-from .ltc_compiled import Form, compiled_synapse_sums, use_compiled
+from .compiled import Form, use_compiled
+from .ltc_compiled import compiled_synapse_sums
 from .ltc_fused import fused_unfolds
 
 
@@ -32,7 +33,7 @@ def synapse_sums(v: torch.Tensor, sigma: torch.Tensor, offset: torch.Tensor,
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """(Σ_i s_ij (W⁺E)_ij, Σ_i s_ij W⁺_ij) with s_ij = σ(σ_ij v_i + offset_ij), each (…, post),
     for v (…, pre); compiled (:mod:`.ltc_compiled`) for (B, T, pre) inputs where it can run."""
-    if v.dim() == 3 and use_compiled(form, v, sigma, offset, w_erev, w):
+    if v.dim() == 3 and use_compiled(form, "ltc_synapses", v, sigma, offset, w_erev, w):
         return compiled_synapse_sums(v, sigma, offset, w_erev, w)
     s = torch.sigmoid(torch.addcmul(offset, v.unsqueeze(-1), sigma))
     return (s * w_erev).sum(-2), (s * w).sum(-2)

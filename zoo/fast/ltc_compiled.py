@@ -11,30 +11,10 @@ summed per sample in the working precision, then over samples in float64.
 
 from __future__ import annotations
 
-import ctypes
-import functools
-from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
-
 import torch
 from torch.autograd.function import once_differentiable
 
-from .compiled import kernel
-
-_SUFFIX = {torch.float32: "f32", torch.float64: "f64"}
-
-#: which form runs: the compiled loop, the torch operations, or ``auto`` (compiled where it can)
-Form = Literal["auto", "compiled", "torch"]
-
-
-def use_compiled(form: Form, *tensors: torch.Tensor) -> bool:
-    """Whether ``form`` runs compiled for these tensors (``auto``: CPU, float32/float64 and the
-    kernel built)."""
-    if form != "auto":
-        return form == "compiled"
-    dtype = tensors[0].dtype
-    return (dtype in _SUFFIX and all(t.device.type == "cpu" and t.dtype == dtype for t in tensors)
-            and kernel("ltc_synapses") is not None)
+from .compiled import chunks, each_chunk, function, longs, pointers
 
 
 def compiled_synapse_sums(v, sigma, offset, w_erev, w) -> tuple[torch.Tensor, torch.Tensor]:
@@ -54,9 +34,9 @@ class _SynapseSums(torch.autograd.Function):
         batch, steps, _ = v.shape
         pre, post = sigma.shape
         num, den = (v.new_empty(batch, steps, post) for _ in range(2))
-        call = _function("synapses_forward", v.dtype)
-        _each_chunk(_chunks(batch), lambda _, b0, b1: call(
-            *_longs(steps, pre, post), *_pointers(*params, v, num, den), *_longs(b0, b1)))
+        call = function("ltc_synapses", "synapses_forward", v.dtype)
+        each_chunk(chunks(batch), lambda _, b0, b1: call(
+            *longs(steps, pre, post), *pointers(*params, v, num, den), *longs(b0, b1)))
         ctx.save_for_backward(v, *params)
         return num, den
 
@@ -67,12 +47,12 @@ class _SynapseSums(torch.autograd.Function):
         batch, steps, pre = v.shape
         post = params[0].shape[1]
         g_num, g_den, g_v = g_num.contiguous(), g_den.contiguous(), torch.empty_like(v)
-        chunks = _chunks(batch)
-        g_params = v.new_zeros((len(chunks), 4, post, pre), dtype=torch.float64)
-        call, transposed = _function("synapses_backward", v.dtype), _transposed(params)
-        _each_chunk(chunks, lambda index, b0, b1: call(
-            *_longs(steps, pre, post),
-            *_pointers(*transposed, v, g_num, g_den, g_v, g_params[index]), *_longs(b0, b1)))
+        ranges = chunks(batch)
+        g_params = v.new_zeros((len(ranges), 4, post, pre), dtype=torch.float64)
+        call, transposed = function("ltc_synapses", "synapses_backward", v.dtype), _transposed(params)
+        each_chunk(ranges, lambda index, b0, b1: call(
+            *longs(steps, pre, post),
+            *pointers(*transposed, v, g_num, g_den, g_v, g_params[index]), *longs(b0, b1)))
         return (g_v, *_parameter_gradients(g_params, v.dtype))
 
 
@@ -84,10 +64,10 @@ class _Unfolds(torch.autograd.Function):
         params = _contiguous(sigma, offset, w_erev, w)
         states = c_num.new_empty(steps, batch, n)
         inputs, dens = (c_num.new_empty(steps * unfolds, batch, n) for _ in range(2))
-        call = _function("unfolds_forward", c_num.dtype)
-        _each_chunk(_chunks(batch), lambda _, b0, b1: call(
-            *_longs(steps, batch, n, unfolds),
-            *_pointers(*params, c_num, c_den, cm_h, states, inputs, dens), *_longs(b0, b1)))
+        call = function("ltc_synapses", "unfolds_forward", c_num.dtype)
+        each_chunk(chunks(batch), lambda _, b0, b1: call(
+            *longs(steps, batch, n, unfolds),
+            *pointers(*params, c_num, c_den, cm_h, states, inputs, dens), *longs(b0, b1)))
         ctx.unfolds = unfolds
         ctx.save_for_backward(cm_h, inputs, dens, states, *params)
         return states
@@ -99,20 +79,16 @@ class _Unfolds(torch.autograd.Function):
         steps, batch, n = states.shape
         grad_states = grad_states.contiguous()
         g_num, g_den = torch.empty_like(states), torch.empty_like(states)
-        chunks = _chunks(batch)
-        g_cm_h = states.new_zeros((len(chunks), steps, n), dtype=torch.float64)
-        g_params = states.new_zeros((len(chunks), 4, n, n), dtype=torch.float64)
-        call, transposed = _function("unfolds_backward", states.dtype), _transposed(params)
-        _each_chunk(chunks, lambda index, b0, b1: call(
-            *_longs(steps, batch, n, ctx.unfolds),
-            *_pointers(*transposed, grad_states, cm_h, inputs, dens, states, g_num, g_den,
-                       g_cm_h[index], g_params[index]), *_longs(b0, b1)))
+        ranges = chunks(batch)
+        g_cm_h = states.new_zeros((len(ranges), steps, n), dtype=torch.float64)
+        g_params = states.new_zeros((len(ranges), 4, n, n), dtype=torch.float64)
+        call, transposed = function("ltc_synapses", "unfolds_backward", states.dtype), _transposed(params)
+        each_chunk(ranges, lambda index, b0, b1: call(
+            *longs(steps, batch, n, ctx.unfolds),
+            *pointers(*transposed, grad_states, cm_h, inputs, dens, states, g_num, g_den,
+                       g_cm_h[index], g_params[index]), *longs(b0, b1)))
         return (g_num, g_den, g_cm_h.sum(0).to(states.dtype),
                 *_parameter_gradients(g_params, states.dtype), None)
-
-
-def _function(name: str, dtype: torch.dtype):
-    return getattr(kernel("ltc_synapses"), f"{name}_{_SUFFIX[dtype]}")
 
 
 def _contiguous(*tensors: torch.Tensor) -> list[torch.Tensor]:
@@ -127,31 +103,3 @@ def _transposed(params) -> list[torch.Tensor]:
 def _parameter_gradients(g_params: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The chunks' (4, post, pre) float64 sums as four (pre, post) gradients."""
     return g_params.sum(0).transpose(1, 2).to(dtype)
-
-
-def _chunks(batch: int) -> list[tuple[int, int]]:
-    """The batch split into ``torch.get_num_threads()`` contiguous ranges (at most one per sample)."""
-    parts = max(1, min(torch.get_num_threads(), batch))
-    bounds = [batch * p // parts for p in range(parts + 1)]
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def _each_chunk(chunks: list[tuple[int, int]], run) -> None:
-    """``run(index, b0, b1)`` for every chunk, the first on this thread, the others on the pool."""
-    others = [_pool().submit(run, index, *chunk) for index, chunk in enumerate(chunks) if index]
-    run(0, *chunks[0])
-    for future in others:
-        future.result()
-
-
-@functools.cache
-def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(thread_name_prefix="zoo-ltc")
-
-
-def _longs(*values: int) -> list[ctypes.c_long]:
-    return [ctypes.c_long(value) for value in values]
-
-
-def _pointers(*tensors: torch.Tensor) -> list[ctypes.c_void_p]:
-    return [ctypes.c_void_p(t.data_ptr()) for t in tensors]

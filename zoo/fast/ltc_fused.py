@@ -28,7 +28,8 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
-from .ltc_compiled import Form, compiled_unfolds, use_compiled
+from .compiled import Form, use_compiled
+from .ltc_compiled import compiled_unfolds
 
 
 def fused_unfolds(c_num: torch.Tensor, c_den: torch.Tensor, cm_h: torch.Tensor,
@@ -38,7 +39,7 @@ def fused_unfolds(c_num: torch.Tensor, c_den: torch.Tensor, cm_h: torch.Tensor,
     the recurrent σ, offset = −σμ, W⁺E and W⁺ (N, N). ``form``: the compiled loop
     (:mod:`.ltc_compiled`), the torch operations here, or ``auto`` (compiled where available)."""
     args = (c_num, c_den, cm_h, sigma, offset, w_erev, w)
-    if use_compiled(form, *args):
+    if use_compiled(form, "ltc_synapses", *args):
         return compiled_unfolds(*args, unfolds)
     return _FusedUnfolds.apply(*args, unfolds)
 
