@@ -68,3 +68,12 @@ def test_final_read_without_forming_w(rule, transpose):
     spec = field({**rule, "transpose_readout": transpose}, "cde")
     assert_fast_equals_generic(spec, "rk4")
     assert_fast_equals_generic(spec, "midpoint", dtype=torch.float32)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_pre_delta_read_with_compiled_kernels_off(monkeypatch, transpose):
+    """The torch form of the sweep, which the fast path runs where the compiled one cannot."""
+    monkeypatch.setenv("ZOO_COMPILED_KERNELS", "0")
+    spec = field({"rule": "delta", "transpose_readout": transpose}, "cde")
+    assert_fast_equals_generic(spec, "rk4")
+    assert_fast_equals_generic(spec, "midpoint", dtype=torch.float32)

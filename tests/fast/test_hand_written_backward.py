@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from zoo.fast.compiled import kernel
 from zoo.fast.ltc_fused import fused_unfolds
 from zoo.fast.rank_one_loop import _Times, rank_one_loop
 from zoo.fields.fwp.rules import Delta, Oja
@@ -17,14 +18,17 @@ def _random(*shape: int, scale: float = 1.0) -> torch.Tensor:
     return (scale * torch.randn(*shape, dtype=torch.float64)).requires_grad_()
 
 
+@pytest.mark.parametrize("form", ["torch", "compiled"])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("S, stride", [(2, 2), (3, 2)], ids=["disjoint", "shared-stage"])
-def test_sweep_matches_its_recurrence_and_gradients(reverse, S, stride):
+def test_sweep_matches_its_recurrence_and_gradients(reverse, S, stride, form):
+    if form == "compiled" and kernel("sweep") is None:
+        pytest.skip("no C++ compiler: the compiled sweep cannot be built")
     torch.manual_seed(0)
     h, M, B = 3, 5, 4
     columns = _random((M - 1) * stride + S, h, B, scale=0.3)
     x0, P, b = _random(h, B), _random(M, S, S, B), _random(M, S, B)
-    x, f = sweep(x0, columns, stride, P, b, reverse=reverse)
+    x, f = sweep(x0, columns, stride, P, b, reverse=reverse, form=form)
     expected, fs = x0, [None] * M
     for i in (reversed(range(M)) if reverse else range(M)):
         K = columns[i * stride:i * stride + S]
@@ -34,7 +38,7 @@ def test_sweep_matches_its_recurrence_and_gradients(reverse, S, stride):
     torch.testing.assert_close(x, expected)
     torch.testing.assert_close(f, torch.stack(fs))
     assert torch.autograd.gradcheck(
-        lambda x0, columns, P, b: sweep(x0, columns, stride, P, b, reverse=reverse),
+        lambda x0, columns, P, b: sweep(x0, columns, stride, P, b, reverse=reverse, form=form),
         (x0, columns, P, b))
 
 

@@ -15,7 +15,8 @@ The backward is the adjoint sweep, three products per step as the forward,
 
 and the factor gradients K̄_i = x_i ⊗ ē_i − x̄_{i+1} ⊗ f_i, P̄_i = f̄_i ⊗ e_i and b̄_i = −ē_i
 for all steps at once, which autograd would otherwise form step by step; K̄ goes straight into
-the distinct columns, one multiply-add per stage.
+the distinct columns, one multiply-add per stage. On CPU the same sweep runs as a compiled loop
+(:mod:`.sweep_compiled`) where its kernel builds.
 """
 
 from __future__ import annotations
@@ -23,17 +24,22 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
+from .compiled import Form, use_compiled
 from .fwp_stages import stage_rows
+from .sweep_compiled import compiled_sweep
 
 
 def sweep(x0: torch.Tensor, columns: torch.Tensor, stride: int, P: torch.Tensor,
-          b: torch.Tensor | None = None, reverse: bool = False
+          b: torch.Tensor | None = None, reverse: bool = False, form: Form = "auto"
           ) -> tuple[torch.Tensor, torch.Tensor]:
     """(x_M, f) for x0 (h, *batch), the distinct columns (U, h, *batch) of K_i =
     columns[i·stride : i·stride + S], P (M, S, S, *batch), b (M, S, *batch); f is (M, S, *batch)
-    in the order of i."""
+    in the order of i. ``form``: the compiled loop (:mod:`.sweep_compiled`), the torch
+    operations here, or ``auto`` (compiled where it can run)."""
     if b is None:
         b = P.new_zeros(P.shape[:2] + P.shape[3:])
+    if use_compiled(form, "sweep", x0, columns, P, b):
+        return compiled_sweep(x0, columns, stride, P, b, reverse)
     return _Sweep.apply(x0, columns, P, b, stride, reverse)
 
 

@@ -1,0 +1,179 @@
+// The sweep of rank-S corrections of zoo/fast/sweep.py, over blocks of independent lanes
+// (samples x heads, innermost); the Python side is zoo/fast/sweep_compiled.py.
+//
+// Forward, i = 0 ... M-1 (or M-1 ... 0 when reverse), K_i = columns[i*stride + s], s < S:
+//   e_i = K_i^T x - b_i,   f_i = P_i e_i,   x <- x - K_i f_i,
+// storing x before each step (xs_i), e_i and f_i. Backward, in the opposite order:
+//   f~_i = f_bar_i - K_i^T x_bar,   e_bar_i = P_i^T f~_i,   x_bar <- x_bar + K_i e_bar_i,
+// with the factor gradients formed on the way: columns_bar[i*stride + s] += e_bar_is xs_i -
+// f_is x_bar (x_bar before the step's update), P_bar_i = f~_i e_i^T, b_bar_i = -e_bar_i.
+// Lanes are independent: callers split [l0, l1) between threads. Each lane block keeps its x
+// (h x block) in a local buffer; every loop over the block is one vectorised pass.
+// Layouts (row-major, lanes innermost, L lanes): x (h, L), columns (U, h, L),
+// P (M, S, S, L) indexed [i][s][t], b, e, f (M, S, L), xs (M, h, L).
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+constexpr long BLOCK = 64;
+
+struct Shape {
+  long steps, stages, h, lanes, stride;
+  bool reverse;
+  long step(long n) const { return reverse ? steps - 1 - n : n; }
+};
+
+template <typename T>
+void forward(const Shape& z, const T* x0, const T* columns, const T* P, const T* b, T* x_out,
+             T* xs, T* es, T* fs, long l0, long l1) {
+  const long S = z.stages, h = z.h, L = z.lanes;
+  std::vector<T> x(h * BLOCK);
+  for (long lb = l0; lb < l1; lb += BLOCK) {
+    const long w = std::min(BLOCK, l1 - lb);
+    for (long r = 0; r < h; ++r)
+      for (long l = 0; l < w; ++l) x[r * BLOCK + l] = x0[r * L + lb + l];
+    for (long n = 0; n < z.steps; ++n) {
+      const long i = z.step(n);
+      const T* K = columns + i * z.stride * h * L + lb;  // K[s][r] at (s * h + r) * L
+      T* e = es + i * S * L + lb;
+      T* f = fs + i * S * L + lb;
+      for (long r = 0; r < h; ++r) {
+        T* __restrict saved = xs + (i * h + r) * L + lb;
+        const T* __restrict xr = x.data() + r * BLOCK;
+#pragma omp simd
+        for (long l = 0; l < w; ++l) saved[l] = xr[l];
+      }
+      for (long s = 0; s < S; ++s) {
+        T* __restrict es_ = e + s * L;
+        const T* __restrict bs = b + (i * S + s) * L + lb;
+#pragma omp simd
+        for (long l = 0; l < w; ++l) es_[l] = -bs[l];
+        for (long r = 0; r < h; ++r) {
+          const T* __restrict k = K + (s * h + r) * L;
+          const T* __restrict xr = x.data() + r * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) es_[l] += k[l] * xr[l];
+        }
+      }
+      for (long s = 0; s < S; ++s) {
+        T* __restrict fs_ = f + s * L;
+#pragma omp simd
+        for (long l = 0; l < w; ++l) fs_[l] = 0;
+        for (long t = 0; t < S; ++t) {
+          const T* __restrict p = P + ((i * S + s) * S + t) * L + lb;
+          const T* __restrict et = e + t * L;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) fs_[l] += p[l] * et[l];
+        }
+      }
+      for (long s = 0; s < S; ++s) {
+        const T* __restrict fs_ = f + s * L;
+        for (long r = 0; r < h; ++r) {
+          const T* __restrict k = K + (s * h + r) * L;
+          T* __restrict xr = x.data() + r * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) xr[l] -= k[l] * fs_[l];
+        }
+      }
+    }
+    for (long r = 0; r < h; ++r)
+      for (long l = 0; l < w; ++l) x_out[r * L + lb + l] = x[r * BLOCK + l];
+  }
+}
+
+// x_bar (h, L) in: the gradient of x_M, out: of x0. columns_bar must be zero on entry.
+template <typename T>
+void backward(const Shape& z, const T* columns, const T* P, const T* xs, const T* es,
+              const T* fs, const T* f_bar, T* x_bar, T* columns_bar, T* P_bar, T* e_bar,
+              long l0, long l1) {
+  const long S = z.stages, h = z.h, L = z.lanes;
+  std::vector<T> xb(h * BLOCK), ft(S * BLOCK);
+  for (long lb = l0; lb < l1; lb += BLOCK) {
+    const long w = std::min(BLOCK, l1 - lb);
+    for (long r = 0; r < h; ++r)
+      for (long l = 0; l < w; ++l) xb[r * BLOCK + l] = x_bar[r * L + lb + l];
+    for (long n = z.steps - 1; n >= 0; --n) {
+      const long i = z.step(n);
+      const T* K = columns + i * z.stride * h * L + lb;
+      T* Kb = columns_bar + i * z.stride * h * L + lb;
+      const T* e = es + i * S * L + lb;
+      const T* f = fs + i * S * L + lb;
+      T* eb = e_bar + i * S * L + lb;
+      for (long s = 0; s < S; ++s) {  // f~ = f_bar - K^T x_bar
+        T* __restrict fts = ft.data() + s * BLOCK;
+        const T* __restrict fb = f_bar + (i * S + s) * L + lb;
+#pragma omp simd
+        for (long l = 0; l < w; ++l) fts[l] = fb[l];
+        for (long r = 0; r < h; ++r) {
+          const T* __restrict k = K + (s * h + r) * L;
+          const T* __restrict xr = xb.data() + r * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) fts[l] -= k[l] * xr[l];
+        }
+      }
+      for (long s = 0; s < S; ++s) {  // P_bar = f~ e^T
+        const T* __restrict fts = ft.data() + s * BLOCK;
+        for (long t = 0; t < S; ++t) {
+          T* __restrict pb = P_bar + ((i * S + s) * S + t) * L + lb;
+          const T* __restrict et = e + t * L;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) pb[l] = fts[l] * et[l];
+        }
+      }
+      for (long t = 0; t < S; ++t) {  // e_bar = P^T f~
+        T* __restrict ebt = eb + t * L;
+#pragma omp simd
+        for (long l = 0; l < w; ++l) ebt[l] = 0;
+        for (long s = 0; s < S; ++s) {
+          const T* __restrict p = P + ((i * S + s) * S + t) * L + lb;
+          const T* __restrict fts = ft.data() + s * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) ebt[l] += p[l] * fts[l];
+        }
+      }
+      for (long s = 0; s < S; ++s) {  // columns_bar += e_bar xs - f x_bar; then x_bar += K e_bar
+        const T* __restrict ebs = eb + s * L;
+        const T* __restrict fs_ = f + s * L;
+        for (long r = 0; r < h; ++r) {
+          T* __restrict kb = Kb + (s * h + r) * L;
+          const T* __restrict saved = xs + (i * h + r) * L + lb;
+          const T* __restrict xr = xb.data() + r * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) kb[l] += ebs[l] * saved[l] - fs_[l] * xr[l];
+        }
+      }
+      for (long s = 0; s < S; ++s) {
+        const T* __restrict ebs = eb + s * L;
+        for (long r = 0; r < h; ++r) {
+          const T* __restrict k = K + (s * h + r) * L;
+          T* __restrict xr = xb.data() + r * BLOCK;
+#pragma omp simd
+          for (long l = 0; l < w; ++l) xr[l] += k[l] * ebs[l];
+        }
+      }
+    }
+    for (long r = 0; r < h; ++r)
+      for (long l = 0; l < w; ++l) x_bar[r * L + lb + l] = xb[r * BLOCK + l];
+  }
+}
+
+}  // namespace
+
+#define SWEEP_EXPORTS(T, suffix)                                                               \
+  extern "C" void sweep_forward_##suffix(long steps, long stages, long h, long lanes,        \
+      long stride, long reverse, const T* x0, const T* columns, const T* P, const T* b,       \
+      T* x_out, T* xs, T* es, T* fs, long l0, long l1) {                                      \
+    forward(Shape{steps, stages, h, lanes, stride, reverse != 0}, x0, columns, P, b, x_out,  \
+            xs, es, fs, l0, l1);                                                              \
+  }                                                                                           \
+  extern "C" void sweep_backward_##suffix(long steps, long stages, long h, long lanes,       \
+      long stride, long reverse, const T* columns, const T* P, const T* xs, const T* es,      \
+      const T* fs, const T* f_bar, T* x_bar, T* columns_bar, T* P_bar, T* e_bar, long l0,     \
+      long l1) {                                                                              \
+    backward(Shape{steps, stages, h, lanes, stride, reverse != 0}, columns, P, xs, es, fs,   \
+             f_bar, x_bar, columns_bar, P_bar, e_bar, l0, l1);                                \
+  }
+
+SWEEP_EXPORTS(float, f32)
+SWEEP_EXPORTS(double, f64)
