@@ -17,6 +17,7 @@ from pydantic import Field, PositiveInt
 from torch import nn
 
 from ..build_context import BuildContext
+from ..fast.tanh import tanh as compiled_tanh
 from ..components import FieldConfig
 from .cde_body import CDEBody
 from .initial_state import InitialState
@@ -33,11 +34,13 @@ class FinalTanh(nn.Module):
                                      for _ in range(layers - 1))
         self.linear_out = nn.Linear(hidden_hidden, channels * hidden)
 
-    def forward(self, z: torch.Tensor) -> torch.Tensor:
+    def forward(self, z: torch.Tensor, fast: bool = False) -> torch.Tensor:
+        """F(z) (…, h, u); ``fast``: the final tanh by the fast paths' kernel (:mod:`zoo.fast.tanh`)."""
         z = torch.relu(self.linear_in(z))
         for linear in self.linears:
             z = torch.relu(linear(z))
-        return torch.tanh(self.linear_out(z)).view(*z.shape[:-1], self.hidden, self.channels)
+        tanh = compiled_tanh if fast else torch.tanh
+        return tanh(self.linear_out(z)).view(*z.shape[:-1], self.hidden, self.channels)
 
 
 class NCDEConfig(FieldConfig):

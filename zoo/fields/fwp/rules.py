@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ...fast.tanh import tanh as compiled_tanh
 from ..small_softmax import small_softmax
 from .fast_weight import outer, retrieve
 
@@ -79,6 +80,12 @@ class Rule:
         return outer(p, r) if self.transposed else outer(r, p)
 
 
+def value_tanh(v: torch.Tensor, fast: bool) -> torch.Tensor:
+    """tanh of the values: the fast paths' compiled kernel (:mod:`zoo.fast.tanh`) when
+    ``fast``, else the authors' ``torch.tanh``."""
+    return compiled_tanh(v) if fast else torch.tanh(v)
+
+
 @dataclass(frozen=True)
 class Hebb(Rule):
     """dW = [σ(β)·tanh(v)] ⊗ softmax(k); raw β and raw v when ``activate_values`` is False."""
@@ -88,7 +95,7 @@ class Hebb(Rule):
 
     def write(self, k, v, beta, fast=False):
         if self.activate_values:
-            v, beta = torch.tanh(v), torch.sigmoid(beta)
+            v, beta = value_tanh(v, fast), torch.sigmoid(beta)
         return Write(small_softmax(k, fast), v, beta)
 
 
@@ -99,7 +106,7 @@ class Oja(Rule):
     transposed = True
 
     def write(self, k, v, beta, fast=False):
-        return Write(k, torch.tanh(v), torch.sigmoid(beta))
+        return Write(k, value_tanh(v, fast), torch.sigmoid(beta))
 
     def probe(self, w):
         return w.value
@@ -121,7 +128,7 @@ class Delta(Rule):
     post: bool = False
 
     def write(self, k, v, beta, fast=False):
-        return Write(small_softmax(k, fast), v if self.post else torch.tanh(v),
+        return Write(small_softmax(k, fast), v if self.post else value_tanh(v, fast),
                      torch.sigmoid(beta))
 
     def activate(self, x, dim=-1, out=None):

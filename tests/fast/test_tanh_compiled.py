@@ -1,0 +1,57 @@
+"""The fast paths' tanh (zoo/fast/kernels/tanh.cpp) against float64 tanh: error, special values,
+layouts, threads, gradient, and where it leaves the work to torch.tanh."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from zoo.fast.compiled import kernel
+from zoo.fast.tanh import tanh
+
+pytestmark = pytest.mark.skipif(kernel("tanh") is None,
+                                reason="no C++ compiler: the compiled tanh cannot be built")
+
+
+def test_error_within_two_ulp_across_the_range():
+    """Both branches and the switch at |x| = 0.625; PyTorch's own tanh is held to the same bound."""
+    x = torch.cat([torch.linspace(-12, 12, 200_001), torch.linspace(0.62, 0.63, 10_001),
+                   torch.logspace(-30, 1, 10_001), -torch.logspace(-30, 1, 10_001)])
+    exact = torch.tanh(x.double())
+    for y in (tanh(x), torch.tanh(x)):
+        assert ((y.double() - exact).abs() / exact.abs().clamp(min=1e-300)).max() < 2.4e-7
+
+
+def test_special_values():
+    x = torch.tensor([0.0, 1e-38, 88.0, -88.0, 1e30, float("inf"), -float("inf")])
+    assert tanh(x).tolist() == x.clamp(-1, 1).tolist()  # tanh x = x in float32 below 1e-38
+    assert torch.isnan(tanh(torch.tensor([float("nan")]))).all()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_layouts_threads_and_gradient(threads):
+    """A transposed view is read as it lies (the result has its strides); 300,000 elements are
+    split between the threads."""
+    torch.manual_seed(0)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        base = 3 * torch.randn(300, 20, 50)
+        x = base.transpose(0, 2).requires_grad_()
+        y = tanh(x)
+        assert type(y.grad_fn).__name__ == "_TanhBackward" and y.stride() == x.stride()
+        torch.testing.assert_close(y, torch.tanh(x), rtol=3e-7, atol=0)
+        grad = torch.randn(y.shape)
+        y.backward(grad)
+        torch.testing.assert_close(x.grad, grad * (1 - torch.tanh(x.detach()) ** 2))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_torch_runs_where_the_kernel_does_not():
+    expanded = torch.randn(4, 1, 3).expand(4, 5, 3).requires_grad_()
+    double = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    for x in (expanded, double):
+        y = tanh(x)
+        assert type(y.grad_fn).__name__ == "TanhBackward0"
+        torch.testing.assert_close(y, torch.tanh(x), rtol=0, atol=0)
