@@ -1,5 +1,6 @@
 """The fast paths' tanh (zoo/fast/kernels/tanh.cpp) against float64 tanh: error, special values,
-layouts, threads, gradient, and where it leaves the work to torch.tanh."""
+layouts, threads, gradient, and where it leaves the work to torch.tanh; tanh(A)·d against its
+torch form."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 from zoo.fast.compiled import kernel
-from zoo.fast.tanh import tanh
+from zoo.fast.tanh import tanh, tanh_times
 
 pytestmark = pytest.mark.skipif(kernel("tanh") is None,
                                 reason="no C++ compiler: the compiled tanh cannot be built")
@@ -55,3 +56,26 @@ def test_torch_runs_where_the_kernel_does_not():
         y = tanh(x)
         assert type(y.grad_fn).__name__ == "TanhBackward0"
         torch.testing.assert_close(y, torch.tanh(x), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("batch, h, c", [(5, 7, 3), (130, 90, 21)])
+def test_tanh_times_equals_its_torch_form(batch, h, c, threads):
+    torch.manual_seed(h)
+    a, drive = 2 * torch.randn(batch, h, c), torch.randn(batch, c)
+    grad = torch.randn(batch, h)
+    results = {}
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for form in ("compiled", "torch"):
+            inputs = [a.clone().requires_grad_(), drive.clone().requires_grad_()]
+            y = tanh_times(*inputs, form=form)
+            y.backward(grad)
+            results[form] = [y.detach()] + [x.grad for x in inputs]
+    finally:
+        torch.set_num_threads(before)
+    assert type(tanh_times(a.requires_grad_(), drive).grad_fn).__name__ == "_TanhTimesBackward"
+    # 1 − t² near |t| = 1 turns the tanh's last-ulp difference into 1e-6 absolute in ā
+    for compiled, torch_form in zip(results["compiled"], results["torch"]):
+        assert (compiled - torch_form).abs().max() <= 1e-5 * torch_form.abs().max()

@@ -2,15 +2,18 @@
 
 PyTorch's CPU tanh takes about 2.6 ns per float32 element, six times its sigmoid; the kernel
 about 0.6 ns with at most 1.5 ulp of error (PyTorch's: 0.5). The generic paths keep
-``torch.tanh``. The kernel runs over the tensor's memory in order, so any dense layout (a
-transposed view, say) is taken as it is and the result has the same strides. The backward is
-PyTorch's (1 − y²)·ȳ.
+``torch.tanh``. :func:`tanh` runs over the tensor's memory in order, so any dense layout (a
+transposed view, say) is taken as it is and the result has the same strides; its backward is
+PyTorch's (1 − y²)·ȳ. :func:`tanh_times` is tanh(A)·d for a batch of small matrices (the NCDE's
+F(z)·dX/dt) in one pass per sample each way, where torch runs five operations.
 """
 
 from __future__ import annotations
 
 import torch
+from torch.autograd.function import once_differentiable
 
+from ..fields.matrix_func import matrix_times
 from .compiled import Form, chunks, each_chunk, function, longs, pointers, use_compiled
 
 
@@ -46,3 +49,36 @@ class _Tanh(torch.autograd.Function):
         y, = ctx.saved_tensors
         return torch.ops.aten.tanh_backward(grad, y), None
 
+
+
+def tanh_times(a: torch.Tensor, drive: torch.Tensor, form: Form = "auto") -> torch.Tensor:
+    """tanh(a) · drive for a (B, h, C) and drive (B, C): (B, h); compiled for float32 CPU
+    tensors where the kernel builds."""
+    if a.dtype == torch.float32 and use_compiled(form, "tanh", a, drive):
+        return _TanhTimes.apply(a, drive)
+    return matrix_times(torch.tanh(a), drive, fast=True)
+
+
+class _TanhTimes(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, drive):
+        a, drive = a.contiguous(), drive.contiguous()
+        batch, h, c = a.shape
+        t, y = torch.empty_like(a), a.new_empty(batch, h)
+        call = function("tanh", "tanh_times", a.dtype)
+        each_chunk(chunks(batch), lambda _, b0, b1: call(
+            *longs(h, c), *pointers(a, drive, t, y), *longs(b0, b1)))
+        ctx.save_for_backward(t, drive)
+        return y
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        t, drive = ctx.saved_tensors
+        batch, h, c = t.shape
+        grad = grad.contiguous()
+        a_bar, drive_bar = torch.empty_like(t), torch.empty_like(drive)
+        call = function("tanh", "tanh_times_backward", t.dtype)
+        each_chunk(chunks(batch), lambda _, b0, b1: call(
+            *longs(h, c), *pointers(t, drive, grad, a_bar, drive_bar), *longs(b0, b1)))
+        return a_bar, drive_bar

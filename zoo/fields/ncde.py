@@ -17,7 +17,6 @@ from pydantic import Field, PositiveInt
 from torch import nn
 
 from ..build_context import BuildContext
-from ..fast.tanh import tanh as compiled_tanh
 from ..components import FieldConfig
 from .cde_body import CDEBody
 from .initial_state import InitialState
@@ -34,13 +33,15 @@ class FinalTanh(nn.Module):
                                      for _ in range(layers - 1))
         self.linear_out = nn.Linear(hidden_hidden, channels * hidden)
 
-    def forward(self, z: torch.Tensor, fast: bool = False) -> torch.Tensor:
-        """F(z) (…, h, u); ``fast``: the final tanh by the fast paths' kernel (:mod:`zoo.fast.tanh`)."""
+    def before_tanh(self, z: torch.Tensor) -> torch.Tensor:
+        """The MLP's output before its final tanh, (…, h, u)."""
         z = torch.relu(self.linear_in(z))
         for linear in self.linears:
             z = torch.relu(linear(z))
-        tanh = compiled_tanh if fast else torch.tanh
-        return tanh(self.linear_out(z)).view(*z.shape[:-1], self.hidden, self.channels)
+        return self.linear_out(z).view(*z.shape[:-1], self.hidden, self.channels)
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.before_tanh(z))
 
 
 class NCDEConfig(FieldConfig):
