@@ -65,3 +65,14 @@ def test_kernels_can_be_switched_off(fresh, monkeypatch):
         assert compiled.kernel("ltc_synapses") is None
         states = fused_unfolds(*[x.requires_grad_() for x in _inputs()], 2)
     assert type(states.grad_fn).__name__ == "_FusedUnfoldsBackward"
+
+
+def test_tensors_off_the_cpu_take_the_torch_form():
+    """The kernels read CPU memory: a tensor elsewhere (CUDA; here the meta device), a dtype
+    without a kernel, or mixed dtypes choose the torch form under ``auto``."""
+    cpu, meta = torch.ones(3), torch.ones(3, device="meta")
+    assert not compiled.use_compiled("auto", "sweep", cpu, meta)
+    assert not compiled.use_compiled("auto", "sweep", torch.ones(3, dtype=torch.float16))
+    assert not compiled.use_compiled("auto", "sweep", cpu, cpu.double())
+    assert compiled.use_compiled("torch", "sweep", cpu) is False
+    assert compiled.use_compiled("compiled", "sweep", meta) is True
