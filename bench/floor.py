@@ -11,8 +11,8 @@
   backward: the solve's evaluations with the least solver arithmetic around them.
 
 generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
-(same solver, same grid) with these kernels (PyTorch's and the compiled ones of ``zoo/fast/kernels``).
-Other cases have no bound here.
+(same solver, same grid) with these kernels (PyTorch's and the compiled ones of
+``zoo/fast/kernels``). Other cases have no bound here.
 """
 
 from __future__ import annotations

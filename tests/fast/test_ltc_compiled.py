@@ -88,7 +88,8 @@ def test_compiled_synapse_sums_equal_the_torch_form(pre, post, dtype, threads):
 
 
 def test_saturated_sigmoids_stay_finite_and_equal():
-    """σ·v of ±hundreds: exp(−|x|) is clamped below at e^−87 (float32), far under any gradient."""
+    """σ·v of ±hundreds: exp(−|x|) is clamped below at e^−87 (float32), far under any
+    gradient."""
     torch.manual_seed(0)
     inputs = _unfold_inputs(3, 4, 6, torch.float32, scale=40.0)
     inputs[0] = 10 * inputs[0]

@@ -4,7 +4,8 @@ A kernel is a plain C-ABI shared library: no Python or torch headers, so it comp
 second with the system's C++ compiler (``$CXX``, else ``c++``) for this machine's CPU
 (``-O3 -march=native``; loops are vectorised by ``#pragma omp simd``, no OpenMP runtime). The
 library is cached under ``$ZOO_KERNEL_CACHE`` (default ``~/.cache/nde-zoo/kernels``) by a hash of
-its source and the shared headers (``kernels/*.h``), the flags, the compiler's version and the CPU's flags, and written atomically.
+its source and the shared headers (``kernels/*.h``), the flags, the compiler's version and the
+CPU's flags, and written atomically.
 ``ZOO_COMPILED_KERNELS=0`` turns them off. Where a kernel cannot be had (no compiler, a failed
 build, kernels off), :func:`kernel` returns None and warns once with the reason; the callers then
 run their torch-operation form, which gives the same numbers. :func:`use_compiled` makes that

@@ -31,8 +31,9 @@ def synapse_parameters(synapses: SigmoidSynapses, positive) -> tuple[torch.Tenso
 def synapse_sums(v: torch.Tensor, sigma: torch.Tensor, offset: torch.Tensor,
                  w_erev: torch.Tensor, w: torch.Tensor, form: Form = "auto"
                  ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(Σ_i s_ij (W⁺E)_ij, Σ_i s_ij W⁺_ij) with s_ij = σ(σ_ij v_i + offset_ij), each (…, post),
-    for v (…, pre); compiled (:mod:`.ltc_compiled`) for (B, T, pre) inputs where it can run."""
+    """(Σ_i s_ij (W⁺E)_ij, Σ_i s_ij W⁺_ij) with s_ij = σ(σ_ij v_i + offset_ij), each
+    (…, post), for v (…, pre); compiled (:mod:`.ltc_compiled`) for (B, T, pre) inputs where it
+    can run."""
     if v.dim() == 3 and use_compiled(form, "ltc_synapses", v, sigma, offset, w_erev, w):
         return compiled_synapse_sums(v, sigma, offset, w_erev, w)
     s = torch.sigmoid(torch.addcmul(offset, v.unsqueeze(-1), sigma))

@@ -1,4 +1,5 @@
-"""LTC synapse sums and fused-solver unfolds as compiled per-sample loops (``kernels/ltc_synapses.cpp``).
+"""LTC synapse sums and fused-solver unfolds as compiled per-sample loops
+(``kernels/ltc_synapses.cpp``).
 
 The same maths and hand-written chain rule as the torch forms (:func:`.ltc.synapse_sums`,
 :mod:`.ltc_fused`), but each synapse layer of a sample is one pass over its pre×post synapses
@@ -49,7 +50,8 @@ class _SynapseSums(torch.autograd.Function):
         g_num, g_den, g_v = g_num.contiguous(), g_den.contiguous(), torch.empty_like(v)
         ranges = chunks(batch)
         g_params = v.new_zeros((len(ranges), 4, post, pre), dtype=torch.float64)
-        call, transposed = function("ltc_synapses", "synapses_backward", v.dtype), _transposed(params)
+        call = function("ltc_synapses", "synapses_backward", v.dtype)
+        transposed = _transposed(params)
         each_chunk(ranges, lambda index, b0, b1: call(
             *longs(steps, pre, post),
             *pointers(*transposed, v, g_num, g_den, g_v, g_params[index]), *longs(b0, b1)))
@@ -82,7 +84,8 @@ class _Unfolds(torch.autograd.Function):
         ranges = chunks(batch)
         g_cm_h = states.new_zeros((len(ranges), steps, n), dtype=torch.float64)
         g_params = states.new_zeros((len(ranges), 4, n, n), dtype=torch.float64)
-        call, transposed = function("ltc_synapses", "unfolds_backward", states.dtype), _transposed(params)
+        call = function("ltc_synapses", "unfolds_backward", states.dtype)
+        transposed = _transposed(params)
         each_chunk(ranges, lambda index, b0, b1: call(
             *longs(steps, batch, n, ctx.unfolds),
             *pointers(*transposed, grad_states, cm_h, inputs, dens, states, g_num, g_den,

@@ -47,7 +47,8 @@ class _CompiledSweep(torch.autograd.Function):
         (M, S, _, lanes), h = P.shape, xs.shape[1]
         x_bar = x_bar.reshape(h, lanes).clone(memory_format=torch.contiguous_format)
         f_bar = f_bar.reshape(M, S, lanes).contiguous()
-        columns_bar, P_bar, e_bar = torch.zeros_like(columns), torch.empty_like(P), torch.empty_like(es)
+        columns_bar, P_bar = torch.zeros_like(columns), torch.empty_like(P)
+        e_bar = torch.empty_like(es)
         call = function("sweep", "sweep_backward", xs.dtype)
         sizes = longs(M, S, h, lanes, ctx.stride, int(ctx.reverse))
         each_chunk(chunks(lanes), lambda _, l0, l1: call(

@@ -4,8 +4,8 @@ PyTorch's CPU tanh takes about 2.6 ns per float32 element, six times its sigmoid
 about 0.6 ns with at most 1.5 ulp of error (PyTorch's: 0.5). The generic paths keep
 ``torch.tanh``. :func:`tanh` runs over the tensor's memory in order, so any dense layout (a
 transposed view, say) is taken as it is and the result has the same strides; its backward is
-PyTorch's (1 − y²)·ȳ. :func:`tanh_times` is tanh(A)·d for a batch of small matrices (the NCDE's
-F(z)·dX/dt) in one pass per sample each way, where torch runs five operations.
+PyTorch's (1 − y²)·ȳ. :func:`tanh_times` is tanh(A)·d for a batch of small matrices (the
+NCDE's F(z)·dX/dt) in one pass per sample each way, where torch runs five operations.
 """
 
 from __future__ import annotations
