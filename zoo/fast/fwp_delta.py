@@ -36,6 +36,7 @@ from .fwp_stages import (coupling_coefficients, from_lanes, stage_responses, sta
                          step_scale, steps_batch_last, to_lanes, window_stride)
 from .grid import FixedGrid
 from .stage_products import stage_products
+from .stage_sums import stage_dot, stage_sum
 from .sweep import sweep
 
 
@@ -78,10 +79,10 @@ def pre_delta_read(writes: Write, index: torch.Tensor, grid: FixedGrid, w0: torc
     P = _mixing(writes, index, grid, batch[1], weights)
     keys, values, q_flat = writes.key, writes.value, to_lanes(q)  # (U, h, HB), (h, HB)
     if transpose:
-        vq = (values * q_flat).sum(1)  # (U, HB)
+        vq = stage_dot(values, q_flat)  # (U, HB)
         x, _ = sweep(to_lanes(retrieve(w0, q, True)), keys, stride, P.transpose(1, 2),
                      stage_windows(vq, index, 0).transpose(-1, -2))
         return from_lanes(x, batch)
     g, c = sweep(q_flat, keys, stride, P, reverse=True)
     c = c.new_zeros(len(values), c.shape[-1]).index_add_(0, index.flatten(), c.flatten(0, 1))
-    return retrieve(w0, from_lanes(g, batch)) + from_lanes((values * c[:, None]).sum(0), batch)
+    return retrieve(w0, from_lanes(g, batch)) + from_lanes(stage_sum(values, c), batch)
