@@ -15,11 +15,15 @@
 // its backward, for the gradient v_bar of its output v': n_j = v_bar_j / D_j, d_j = -n_j v'_j,
 // the layer's backward, and v_bar_j += n_j (cm/h)_j.
 //
-// Samples are independent: callers split the batch [b0, b1) between threads. Parameter gradients
-// are summed per sample in T, then added in double to the caller's g_params (and g_cm_h).
+// Samples are independent: callers split the batch [b0, b1) between threads. The unfolds'
+// backward runs two samples side by side, so that each parameter and gradient-sum row is read
+// once for both (measured 48-49 against 55-56 ms at batch 256; four or eight did not help).
+// Parameter gradients are summed per sample (or pair) in T, then added in double to the
+// caller's g_params (and g_cm_h).
 // Layouts are row-major: per step (steps, batch, n), per unfold (steps*unfolds, batch, n),
 // sensory inputs (batch, steps, pre), parameters (pre, post) forward and (post, pre) backward.
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "exp.h"
@@ -65,13 +69,13 @@ static inline void layer_forward(const Synapses<T>& p, const T* v, T* __restrict
   }
 }
 
-// adds v_bar (pre) and the parameter gradients to `sums`; p in (post, pre) layout
-template <typename T>
-static inline void layer_backward(const Synapses<T>& p, const T* __restrict v, const T* n,
-                                  const T* d, T* __restrict v_bar, Sums<T>& sums) {
+// adds v_bar (pre) and the parameter gradients to `sums` for a block of NB samples, whose
+// parameter and sum rows are then read and written once for all of them; p in (post, pre) layout
+template <long NB, typename T>
+static inline void layer_backward(const Synapses<T>& p, const T* const* v, const T* const* n,
+                                  const T* const* d, T* const* v_bar, Sums<T>& sums) {
   const long size = p.pre * p.post;
   for (long j = 0; j < p.post; ++j) {
-    const T nj = n[j], dj = d[j];
     const long row = j * p.pre;
     const T* __restrict sg = p.sigma + row;
     const T* __restrict of = p.offset + row;
@@ -81,15 +85,25 @@ static inline void layer_backward(const Synapses<T>& p, const T* __restrict v, c
     T* __restrict g_of = g_sg + size;
     T* __restrict g_we = g_of + size;
     T* __restrict g_w = g_we + size;
+    T nj[NB], dj[NB];
+    for (long q = 0; q < NB; ++q) { nj[q] = n[q][j]; dj[q] = d[q][j]; }
 #pragma omp simd
     for (long i = 0; i < p.pre; ++i) {
-      const T s = sigmoid(sg[i] * v[i] + of[i]);
-      const T a = (nj * we[i] + dj * ww[i]) * s * (T(1) - s);
-      g_we[i] += s * nj;
-      g_w[i] += s * dj;
-      g_of[i] += a;
-      g_sg[i] += a * v[i];
-      v_bar[i] += a * sg[i];
+      T s_we = 0, s_w = 0, s_of = 0, s_sg = 0;
+      for (long q = 0; q < NB; ++q) {
+        const T vi = v[q][i];
+        const T s = sigmoid(sg[i] * vi + of[i]);
+        const T a = (nj[q] * we[i] + dj[q] * ww[i]) * s * (T(1) - s);
+        s_we += s * nj[q];
+        s_w += s * dj[q];
+        s_of += a;
+        s_sg += a * vi;
+        v_bar[q][i] += a * sg[i];
+      }
+      g_we[i] += s_we;
+      g_w[i] += s_w;
+      g_of[i] += s_of;
+      g_sg[i] += s_sg;
     }
   }
 }
@@ -108,8 +122,11 @@ static void synapses_backward(long steps, Synapses<T> p, const T* v, const T* g_
   for (long b = b0; b < b1; ++b) {
     for (long r = b * steps; r < (b + 1) * steps; ++r) {
       for (long i = 0; i < p.pre; ++i) g_v[r * p.pre + i] = 0;
-      layer_backward(p, v + r * p.pre, g_num + r * p.post, g_den + r * p.post, g_v + r * p.pre,
-                     sums);
+      const T* vr = v + r * p.pre;
+      const T* nr = g_num + r * p.post;
+      const T* dr = g_den + r * p.post;
+      T* gr = g_v + r * p.pre;
+      layer_backward<1>(p, &vr, &nr, &dr, &gr, sums);
     }
     sums.flush(g_params);
   }
@@ -142,39 +159,70 @@ static void unfolds_forward(long steps, long batch, long n, long unfolds, const 
   }
 }
 
+// the unfolds' backward of samples b0 ... b0 + NB - 1, each its own recursion, side by side
+template <long NB, typename T>
+static void unfolds_backward_block(long steps, long batch, long n, long unfolds,
+                                   const T* grad_states, const T* cm_h, const Synapses<T>& p,
+                                   const T* inputs, const T* dens, const T* states, T* g_num,
+                                   T* g_den, double* g_cm_h, Sums<T>& sums, long b0) {
+  std::vector<T> work(4 * NB * n);
+  T *v_bar[NB], *next[NB], *nb[NB], *db[NB];
+  const T *v[NB];
+  for (long q = 0; q < NB; ++q) {
+    v_bar[q] = work.data() + (4 * q) * n;
+    next[q] = v_bar[q] + n;
+    nb[q] = next[q] + n;
+    db[q] = nb[q] + n;
+    for (long j = 0; j < n; ++j) v_bar[q][j] = 0;
+  }
+  for (long t = steps - 1; t >= 0; --t) {
+    const T* ch = cm_h + t * n;
+    double* gch = g_cm_h + t * n;
+    for (long q = 0; q < NB; ++q) {
+      const long row = (t * batch + b0 + q) * n;
+      for (long j = 0; j < n; ++j) {
+        v_bar[q][j] += grad_states[row + j];
+        g_num[row + j] = g_den[row + j] = 0;
+      }
+    }
+    for (long u = unfolds - 1; u >= 0; --u) {
+      for (long q = 0; q < NB; ++q) {
+        const long b = b0 + q, k = (t * unfolds + u) * batch + b;
+        v[q] = inputs + k * n;
+        const T* out = u == unfolds - 1 ? states + (t * batch + b) * n : inputs + (k + batch) * n;
+        const T* d = dens + k * n;
+        T* gn = g_num + (t * batch + b) * n;
+        T* gd = g_den + (t * batch + b) * n;
+        for (long j = 0; j < n; ++j) {
+          nb[q][j] = v_bar[q][j] / d[j];
+          db[q][j] = -nb[q][j] * out[j];
+          gn[j] += nb[q][j];
+          gd[j] += db[q][j];
+          gch[j] += double(nb[q][j] * v[q][j]);
+          next[q][j] = nb[q][j] * ch[j];
+        }
+      }
+      layer_backward<NB>(p, v, nb, db, next, sums);
+      for (long q = 0; q < NB; ++q) std::swap(v_bar[q], next[q]);
+    }
+  }
+}
+
 template <typename T>
 static void unfolds_backward(long steps, long batch, long n, long unfolds, const T* grad_states,
                              const T* cm_h, Synapses<T> p, const T* inputs, const T* dens,
                              const T* states, T* g_num, T* g_den, double* g_cm_h,
                              double* g_params, long b0, long b1) {
-  std::vector<T> v_bar(n), next(n), nb(n), db(n);
   Sums<T> sums(n * n);
-  for (long b = b0; b < b1; ++b) {
-    for (long j = 0; j < n; ++j) v_bar[j] = 0;
-    for (long t = steps - 1; t >= 0; --t) {
-      const T* gs = grad_states + (t * batch + b) * n;
-      T* gn = g_num + (t * batch + b) * n;
-      T* gd = g_den + (t * batch + b) * n;
-      const T* ch = cm_h + t * n;
-      double* gch = g_cm_h + t * n;
-      for (long j = 0; j < n; ++j) { v_bar[j] += gs[j]; gn[j] = gd[j] = 0; }
-      for (long u = unfolds - 1; u >= 0; --u) {
-        const long k = (t * unfolds + u) * batch + b;
-        const T* v = inputs + k * n;
-        const T* out = u == unfolds - 1 ? states + (t * batch + b) * n : inputs + (k + batch) * n;
-        const T* d = dens + k * n;
-        for (long j = 0; j < n; ++j) {
-          nb[j] = v_bar[j] / d[j];
-          db[j] = -nb[j] * out[j];
-          gn[j] += nb[j];
-          gd[j] += db[j];
-          gch[j] += double(nb[j] * v[j]);
-          next[j] = nb[j] * ch[j];
-        }
-        layer_backward(p, v, nb.data(), db.data(), next.data(), sums);
-        v_bar.swap(next);
-      }
-    }
+  long b = b0;
+  for (; b + 2 <= b1; b += 2) {
+    unfolds_backward_block<2>(steps, batch, n, unfolds, grad_states, cm_h, p, inputs, dens,
+                              states, g_num, g_den, g_cm_h, sums, b);
+    sums.flush(g_params);
+  }
+  for (; b < b1; ++b) {
+    unfolds_backward_block<1>(steps, batch, n, unfolds, grad_states, cm_h, p, inputs, dens,
+                              states, g_num, g_den, g_cm_h, sums, b);
     sums.flush(g_params);
   }
 }
