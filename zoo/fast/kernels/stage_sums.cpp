@@ -2,37 +2,24 @@
 //   stage_sum: out[r][l] = sum_u V[u][r][l] c[u][l]     (U, L) -> (h, L)
 //   stage_dot: out[u][l] = sum_r V[u][r][l] q[r][l]     (h, L) -> (U, L)
 // one pass over V each, where torch forms the (U, h, L) product first. Lanes [l0, l1) per call.
+#include "lanes.h"
 
 template <typename T>
 static void stage_sum(long U, long h, long L, const T* V, const T* c, T* out, long l0, long l1) {
-  for (long r = 0; r < h; ++r) {
-    T* __restrict o = out + r * L;
-#pragma omp simd
-    for (long l = l0; l < l1; ++l) o[l] = 0;
-  }
-  for (long u = 0; u < U; ++u) {
-    const T* __restrict cu = c + u * L;
-    for (long r = 0; r < h; ++r) {
-      const T* __restrict v = V + (u * h + r) * L;
-      T* __restrict o = out + r * L;
-#pragma omp simd
-      for (long l = l0; l < l1; ++l) o[l] += v[l] * cu[l];
-    }
-  }
+  const long w = l1 - l0;
+  for (long r = 0; r < h; ++r) zero(out + r * L + l0, w);
+  for (long u = 0; u < U; ++u)
+    for (long r = 0; r < h; ++r)
+      add_product(out + r * L + l0, V + (u * h + r) * L + l0, c + u * L + l0, T(1), w);
 }
 
 template <typename T>
 static void stage_dot(long U, long h, long L, const T* V, const T* q, T* out, long l0, long l1) {
+  const long w = l1 - l0;
   for (long u = 0; u < U; ++u) {
-    T* __restrict o = out + u * L;
-#pragma omp simd
-    for (long l = l0; l < l1; ++l) o[l] = 0;
-    for (long r = 0; r < h; ++r) {
-      const T* __restrict v = V + (u * h + r) * L;
-      const T* __restrict qr = q + r * L;
-#pragma omp simd
-      for (long l = l0; l < l1; ++l) o[l] += v[l] * qr[l];
-    }
+    zero(out + u * L + l0, w);
+    for (long r = 0; r < h; ++r)
+      add_product(out + u * L + l0, V + (u * h + r) * L + l0, q + r * L + l0, T(1), w);
   }
 }
 

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "lanes.h"
+
 namespace {
 
 constexpr long BLOCK = 64;
@@ -31,54 +33,28 @@ void forward(const Shape& z, const T* x0, const T* columns, const T* P, const T*
   std::vector<T> x(h * BLOCK);
   for (long lb = l0; lb < l1; lb += BLOCK) {
     const long w = std::min(BLOCK, l1 - lb);
-    for (long r = 0; r < h; ++r)
-      for (long l = 0; l < w; ++l) x[r * BLOCK + l] = x0[r * L + lb + l];
+    for (long r = 0; r < h; ++r) assign(&x[r * BLOCK], x0 + r * L + lb, T(1), w);
     for (long n = 0; n < z.steps; ++n) {
       const long i = z.step(n);
       const T* K = columns + i * z.stride * h * L + lb;  // K[s][r] at (s * h + r) * L
       T* e = es + i * S * L + lb;
       T* f = fs + i * S * L + lb;
-      for (long r = 0; r < h; ++r) {
-        T* __restrict saved = xs + (i * h + r) * L + lb;
-        const T* __restrict xr = x.data() + r * BLOCK;
-#pragma omp simd
-        for (long l = 0; l < w; ++l) saved[l] = xr[l];
+      for (long r = 0; r < h; ++r) assign(xs + (i * h + r) * L + lb, &x[r * BLOCK], T(1), w);
+      for (long s = 0; s < S; ++s) {  // e = K^T x - b
+        assign(e + s * L, b + (i * S + s) * L + lb, T(-1), w);
+        for (long r = 0; r < h; ++r)
+          add_product(e + s * L, K + (s * h + r) * L, &x[r * BLOCK], T(1), w);
       }
-      for (long s = 0; s < S; ++s) {
-        T* __restrict es_ = e + s * L;
-        const T* __restrict bs = b + (i * S + s) * L + lb;
-#pragma omp simd
-        for (long l = 0; l < w; ++l) es_[l] = -bs[l];
-        for (long r = 0; r < h; ++r) {
-          const T* __restrict k = K + (s * h + r) * L;
-          const T* __restrict xr = x.data() + r * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) es_[l] += k[l] * xr[l];
-        }
+      for (long s = 0; s < S; ++s) {  // f = P e
+        zero(f + s * L, w);
+        for (long t = 0; t < S; ++t)
+          add_product(f + s * L, P + ((i * S + s) * S + t) * L + lb, e + t * L, T(1), w);
       }
-      for (long s = 0; s < S; ++s) {
-        T* __restrict fs_ = f + s * L;
-#pragma omp simd
-        for (long l = 0; l < w; ++l) fs_[l] = 0;
-        for (long t = 0; t < S; ++t) {
-          const T* __restrict p = P + ((i * S + s) * S + t) * L + lb;
-          const T* __restrict et = e + t * L;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) fs_[l] += p[l] * et[l];
-        }
-      }
-      for (long s = 0; s < S; ++s) {
-        const T* __restrict fs_ = f + s * L;
-        for (long r = 0; r < h; ++r) {
-          const T* __restrict k = K + (s * h + r) * L;
-          T* __restrict xr = x.data() + r * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) xr[l] -= k[l] * fs_[l];
-        }
-      }
+      for (long s = 0; s < S; ++s)  // x -= K f
+        for (long r = 0; r < h; ++r)
+          add_product(&x[r * BLOCK], K + (s * h + r) * L, f + s * L, T(-1), w);
     }
-    for (long r = 0; r < h; ++r)
-      for (long l = 0; l < w; ++l) x_out[r * L + lb + l] = x[r * BLOCK + l];
+    for (long r = 0; r < h; ++r) assign(x_out + r * L + lb, &x[r * BLOCK], T(1), w);
   }
 }
 
@@ -91,8 +67,7 @@ void backward(const Shape& z, const T* columns, const T* P, const T* xs, const T
   std::vector<T> xb(h * BLOCK), ft(S * BLOCK);
   for (long lb = l0; lb < l1; lb += BLOCK) {
     const long w = std::min(BLOCK, l1 - lb);
-    for (long r = 0; r < h; ++r)
-      for (long l = 0; l < w; ++l) xb[r * BLOCK + l] = x_bar[r * L + lb + l];
+    for (long r = 0; r < h; ++r) assign(&xb[r * BLOCK], x_bar + r * L + lb, T(1), w);
     for (long n = z.steps - 1; n >= 0; --n) {
       const long i = z.step(n);
       const T* K = columns + i * z.stride * h * L + lb;
@@ -101,60 +76,31 @@ void backward(const Shape& z, const T* columns, const T* P, const T* xs, const T
       const T* f = fs + i * S * L + lb;
       T* eb = e_bar + i * S * L + lb;
       for (long s = 0; s < S; ++s) {  // f~ = f_bar - K^T x_bar
-        T* __restrict fts = ft.data() + s * BLOCK;
-        const T* __restrict fb = f_bar + (i * S + s) * L + lb;
-#pragma omp simd
-        for (long l = 0; l < w; ++l) fts[l] = fb[l];
-        for (long r = 0; r < h; ++r) {
-          const T* __restrict k = K + (s * h + r) * L;
-          const T* __restrict xr = xb.data() + r * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) fts[l] -= k[l] * xr[l];
-        }
+        assign(&ft[s * BLOCK], f_bar + (i * S + s) * L + lb, T(1), w);
+        for (long r = 0; r < h; ++r)
+          add_product(&ft[s * BLOCK], K + (s * h + r) * L, &xb[r * BLOCK], T(-1), w);
       }
-      for (long s = 0; s < S; ++s) {  // P_bar = f~ e^T
-        const T* __restrict fts = ft.data() + s * BLOCK;
+      for (long s = 0; s < S; ++s)  // P_bar = f~ e^T
         for (long t = 0; t < S; ++t) {
-          T* __restrict pb = P_bar + ((i * S + s) * S + t) * L + lb;
-          const T* __restrict et = e + t * L;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) pb[l] = fts[l] * et[l];
+          T* pb = P_bar + ((i * S + s) * S + t) * L + lb;
+          zero(pb, w);
+          add_product(pb, &ft[s * BLOCK], e + t * L, T(1), w);
         }
-      }
       for (long t = 0; t < S; ++t) {  // e_bar = P^T f~
-        T* __restrict ebt = eb + t * L;
-#pragma omp simd
-        for (long l = 0; l < w; ++l) ebt[l] = 0;
-        for (long s = 0; s < S; ++s) {
-          const T* __restrict p = P + ((i * S + s) * S + t) * L + lb;
-          const T* __restrict fts = ft.data() + s * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) ebt[l] += p[l] * fts[l];
-        }
+        zero(eb + t * L, w);
+        for (long s = 0; s < S; ++s)
+          add_product(eb + t * L, P + ((i * S + s) * S + t) * L + lb, &ft[s * BLOCK], T(1), w);
       }
-      for (long s = 0; s < S; ++s) {  // columns_bar += e_bar xs - f x_bar; then x_bar += K e_bar
-        const T* __restrict ebs = eb + s * L;
-        const T* __restrict fs_ = f + s * L;
+      for (long s = 0; s < S; ++s)  // columns_bar += e_bar xs - f x_bar
         for (long r = 0; r < h; ++r) {
-          T* __restrict kb = Kb + (s * h + r) * L;
-          const T* __restrict saved = xs + (i * h + r) * L + lb;
-          const T* __restrict xr = xb.data() + r * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) kb[l] += ebs[l] * saved[l] - fs_[l] * xr[l];
+          add_product(Kb + (s * h + r) * L, eb + s * L, xs + (i * h + r) * L + lb, T(1), w);
+          add_product(Kb + (s * h + r) * L, f + s * L, &xb[r * BLOCK], T(-1), w);
         }
-      }
-      for (long s = 0; s < S; ++s) {
-        const T* __restrict ebs = eb + s * L;
-        for (long r = 0; r < h; ++r) {
-          const T* __restrict k = K + (s * h + r) * L;
-          T* __restrict xr = xb.data() + r * BLOCK;
-#pragma omp simd
-          for (long l = 0; l < w; ++l) xr[l] += k[l] * ebs[l];
-        }
-      }
+      for (long s = 0; s < S; ++s)  // x_bar += K e_bar
+        for (long r = 0; r < h; ++r)
+          add_product(&xb[r * BLOCK], K + (s * h + r) * L, eb + s * L, T(1), w);
     }
-    for (long r = 0; r < h; ++r)
-      for (long l = 0; l < w; ++l) x_bar[r * L + lb + l] = xb[r * BLOCK + l];
+    for (long r = 0; r < h; ++r) assign(x_bar + r * L + lb, &xb[r * BLOCK], T(1), w);
   }
 }
 
