@@ -51,3 +51,13 @@ def float64():
     torch.set_default_dtype(torch.float64)
     yield
     torch.set_default_dtype(previous)
+
+
+@pytest.fixture
+def torch_threads():
+    """``torch_threads(n)`` sets torch's intra-op threads for the test; restored after it."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield torch.set_num_threads
+    torch.set_num_threads(before)

@@ -63,28 +63,20 @@ def sums(*args):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("n", [5, 19, 32])
-def test_compiled_unfolds_equal_the_torch_form(n, dtype, threads):
+def test_compiled_unfolds_equal_the_torch_form(n, dtype, threads, torch_threads):
     torch.manual_seed(n)
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        _assert_forms_agree(unfolds, _unfold_inputs(4, 7, n, dtype), dtype)
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    _assert_forms_agree(unfolds, _unfold_inputs(4, 7, n, dtype), dtype)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("pre, post", [(3, 19), (21, 8)])
-def test_compiled_synapse_sums_equal_the_torch_form(pre, post, dtype, threads):
+def test_compiled_synapse_sums_equal_the_torch_form(pre, post, dtype, threads, torch_threads):
     torch.manual_seed(pre)
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        v = torch.randn(5, 6, pre, dtype=dtype)
-        _assert_forms_agree(sums, [v, *_parameters(pre, post, dtype)], dtype)
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    v = torch.randn(5, 6, pre, dtype=dtype)
+    _assert_forms_agree(sums, [v, *_parameters(pre, post, dtype)], dtype)
 
 
 def test_saturated_sigmoids_stay_finite_and_equal():

@@ -17,24 +17,20 @@ RTOL = {torch.float64: 1e-12, torch.float32: 2e-6}
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("operation", [stage_sum, stage_dot], ids=["sum", "dot"])
-def test_compiled_equals_the_torch_form(operation, dtype, threads):
+def test_compiled_equals_the_torch_form(operation, dtype, threads, torch_threads):
     torch.manual_seed(0)
     V = torch.randn(9, 5, 3, 7, dtype=dtype)
     weights = torch.randn(9, 3, 7, dtype=dtype) if operation is stage_sum else \
         torch.randn(5, 3, 7, dtype=dtype)
     grad = None
     results = {}
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        for form in ("compiled", "torch"):
-            inputs = [V.clone().requires_grad_(), weights.clone().requires_grad_()]
-            y = operation(*inputs, form=form)
-            grad = torch.randn(y.shape, dtype=dtype, generator=torch.Generator().manual_seed(1))
-            y.backward(grad)
-            results[form] = [y.detach()] + [x.grad for x in inputs]
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    for form in ("compiled", "torch"):
+        inputs = [V.clone().requires_grad_(), weights.clone().requires_grad_()]
+        y = operation(*inputs, form=form)
+        grad = torch.randn(y.shape, dtype=dtype, generator=torch.Generator().manual_seed(1))
+        y.backward(grad)
+        results[form] = [y.detach()] + [x.grad for x in inputs]
     for compiled, torch_form in zip(results["compiled"], results["torch"]):
         assert compiled.shape == torch_form.shape
         assert (compiled - torch_form).abs().max() <= RTOL[dtype] * torch_form.abs().max()

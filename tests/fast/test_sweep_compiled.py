@@ -31,19 +31,16 @@ def _run(inputs, stride, reverse, form):
 @pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
 @pytest.mark.parametrize("S, stride, batch", [(4, 3, (9, 11)), (2, 2, (130,)), (3, 3, (64,))],
                          ids=["rk4-shared", "midpoint-disjoint", "one-block"])
-def test_compiled_sweep_equals_the_torch_form(S, stride, batch, reverse, dtype, threads):
+def test_compiled_sweep_equals_the_torch_form(S, stride, batch, reverse, dtype, threads,
+                                              torch_threads):
     torch.manual_seed(S)
     h, M = 5, 7
     inputs = [0.3 * torch.randn(h, *batch, dtype=dtype),
               0.3 * torch.randn((M - 1) * stride + S, h, *batch, dtype=dtype),
               torch.randn(M, S, S, *batch, dtype=dtype), torch.randn(M, S, *batch, dtype=dtype)]
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        compiled = _run(inputs, stride, reverse, "compiled")
-        torch_form = _run(inputs, stride, reverse, "torch")
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    compiled = _run(inputs, stride, reverse, "compiled")
+    torch_form = _run(inputs, stride, reverse, "torch")
     for index, (a, b) in enumerate(zip(compiled, torch_form)):
         assert a.shape == b.shape
         error = (a - b).abs().max()

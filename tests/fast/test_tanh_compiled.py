@@ -30,23 +30,19 @@ def test_special_values():
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_layouts_threads_and_gradient(threads):
+def test_layouts_threads_and_gradient(threads, torch_threads):
     """A transposed view is read as it lies (the result has its strides); 300,000 elements are
     split between the threads."""
     torch.manual_seed(0)
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        base = 3 * torch.randn(300, 20, 50)
-        x = base.transpose(0, 2).requires_grad_()
-        y = tanh(x)
-        assert type(y.grad_fn).__name__ == "_TanhBackward" and y.stride() == x.stride()
-        torch.testing.assert_close(y, torch.tanh(x), rtol=3e-7, atol=0)
-        grad = torch.randn(y.shape)
-        y.backward(grad)
-        torch.testing.assert_close(x.grad, grad * (1 - torch.tanh(x.detach()) ** 2))
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    base = 3 * torch.randn(300, 20, 50)
+    x = base.transpose(0, 2).requires_grad_()
+    y = tanh(x)
+    assert type(y.grad_fn).__name__ == "_TanhBackward" and y.stride() == x.stride()
+    torch.testing.assert_close(y, torch.tanh(x), rtol=3e-7, atol=0)
+    grad = torch.randn(y.shape)
+    y.backward(grad)
+    torch.testing.assert_close(x.grad, grad * (1 - torch.tanh(x.detach()) ** 2))
 
 
 def test_torch_runs_where_the_kernel_does_not():
@@ -60,21 +56,17 @@ def test_torch_runs_where_the_kernel_does_not():
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("batch, h, c", [(5, 7, 3), (130, 90, 21)])
-def test_tanh_times_equals_its_torch_form(batch, h, c, threads):
+def test_tanh_times_equals_its_torch_form(batch, h, c, threads, torch_threads):
     torch.manual_seed(h)
     a, drive = 2 * torch.randn(batch, h, c), torch.randn(batch, c)
     grad = torch.randn(batch, h)
     results = {}
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        for form in ("compiled", "torch"):
-            inputs = [a.clone().requires_grad_(), drive.clone().requires_grad_()]
-            y = tanh_times(*inputs, form=form)
-            y.backward(grad)
-            results[form] = [y.detach()] + [x.grad for x in inputs]
-    finally:
-        torch.set_num_threads(before)
+    torch_threads(threads)
+    for form in ("compiled", "torch"):
+        inputs = [a.clone().requires_grad_(), drive.clone().requires_grad_()]
+        y = tanh_times(*inputs, form=form)
+        y.backward(grad)
+        results[form] = [y.detach()] + [x.grad for x in inputs]
     assert type(tanh_times(a.requires_grad_(), drive).grad_fn).__name__ == "_TanhTimesBackward"
     # 1 − t² near |t| = 1 turns the tanh's last-ulp difference into 1e-6 absolute in ā
     for compiled, torch_form in zip(results["compiled"], results["torch"]):
