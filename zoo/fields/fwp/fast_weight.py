@@ -13,6 +13,8 @@ from typing import Literal
 
 import torch
 
+from ...fast.shared_product import shared_product
+
 #: where the slow net's outputs go: ``rows`` (…, H, c), as the generic path; the fast paths'
 #: ``stage_last`` (Hebb) and ``lanes`` (the step loops), see :func:`head_linear`
 Layout = Literal["rows", "stage_last", "lanes"]
@@ -42,23 +44,20 @@ def flatten(w: torch.Tensor) -> torch.Tensor:
 def stage_last_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """x Wᵀ + b for x (B, U, in) as a (B, U, out) view of (B, out, U) memory: the stage axis U
     innermost, so per-head reductions and contractions over stages read contiguous rows (the
-    Hebb fast path's layout)."""
-    weight = weight.expand(x.shape[0], *weight.shape)
-    return torch.baddbmm(bias[:, None].expand(*weight.shape[:2], x.shape[1]), weight, x.mT).mT
+    Hebb fast path's layout), one :func:`shared_product` per sample."""
+    return shared_product(weight, bias, x.mT.contiguous()).mT
 
 
 def lanes_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """Per-head x W_hᵀ + b_h for weights (H, c, in), biases (H, c) and x (B, U, in), as a
     (U, H·B, c) view of (U, c, H·B) memory: the step loops' layout, samples and heads innermost
-    with the heads outer (:func:`zoo.fast.fwp_stages.to_lanes`), written by one product per
-    stage U with the rows of W ordered (c, H)."""
+    with the heads outer (:func:`zoo.fast.fwp_stages.to_lanes`), written by one
+    :func:`shared_product` per stage U with the rows of W ordered (c, H)."""
     heads, c, width = weight.shape
-    batch, stages = x.shape[:2]
-    rows = c * heads
-    out = torch.baddbmm(bias.T.reshape(rows, 1).expand(stages, rows, batch),
-                        weight.transpose(0, 1).reshape(rows, width).expand(stages, rows, width),
-                        x.permute(1, 2, 0))
-    return out.view(stages, c, heads * batch).mT
+    stages = x.shape[1]
+    out = shared_product(weight.transpose(0, 1).reshape(c * heads, width), bias.T.flatten(),
+                         x.permute(1, 2, 0).contiguous())
+    return out.view(stages, c, -1).mT
 
 
 def head_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor, heads: int,
