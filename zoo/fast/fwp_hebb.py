@@ -15,6 +15,7 @@ from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Rule, Write
 from .fwp_stages import step_coefficients
 from .grid import FixedGrid
+from .stage_read import stage_read
 
 
 def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
@@ -32,14 +33,13 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     """W(t_{rows[b]}) q_b (Wᵀ q_b when ``transpose``) per sample and head, (B, H, h).
 
     With the term r ⊗ p = (β v) ⊗ p the read is Σ_u c_u β_u ⟨a_u, q⟩ o_u, (a, o) = (p, v), or
-    (v, p) when transposed: two batched products over the stages per sample and head, reading
-    the stage-last writes (B, H, h, U) in place."""
+    (v, p) when transposed (:func:`stage_read`, per sample and head, reading the stage-last
+    writes (B, H, h, U) in place)."""
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
     vectors = (rule.probe(writes), rule.target(writes))
     inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
-    rate = (writes.rate.permute(0, 2, 3, 1) * coef[:, None, None]).flatten(0, 1)  # (BH, 1, U)
-    weight = torch.bmm(q.flatten(0, 1)[:, None], inner) * rate  # c β ⟨a, q⟩ (BH, 1, U)
-    read = torch.bmm(out, weight.mT).view(q.shape)
+    rate = (writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]).flatten(0, 1)  # (BH, U)
+    read = stage_read(inner, out, rate, q.flatten(0, 1)).view(q.shape)
     return retrieve(w0, q, transpose) + read
 
 

@@ -1,0 +1,46 @@
+"""Σ_u r_u ⟨a_u, q⟩ o_u (zoo/fast/stage_read.py): compiled = torch form, values and gradients;
+gradients against finite differences."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from zoo.fast.compiled import kernel
+from zoo.fast.stage_read import stage_read
+
+pytestmark = pytest.mark.skipif(kernel("stage_read") is None,
+                                reason="no C++ compiler: the compiled read cannot be built")
+RTOL = {torch.float64: 1e-12, torch.float32: 2e-6}
+
+
+def inputs(dtype, gen, rows=6, h=4, c=3, stages=37):
+    return [torch.randn(*shape, dtype=dtype, generator=gen)
+            for shape in ((rows, h, stages), (rows, c, stages), (rows, stages), (rows, h))]
+
+
+def run(form, tensors, grad):
+    tensors = [t.clone().requires_grad_() for t in tensors]
+    y = stage_read(*tensors, form=form)
+    y.backward(grad)
+    return [y.detach()] + [t.grad for t in tensors]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_compiled_equals_the_torch_form(dtype, threads, torch_threads):
+    torch_threads(threads)
+    gen = torch.Generator().manual_seed(0)
+    tensors = inputs(dtype, gen)
+    grad = torch.randn(6, 3, dtype=dtype, generator=gen)
+    scales = run("torch", [t.abs() for t in tensors], grad.abs())
+    for compiled, torch_form, scale in zip(run("compiled", tensors, grad),
+                                           run("torch", tensors, grad), scales):
+        assert compiled.shape == torch_form.shape
+        assert (compiled - torch_form).abs().max() <= RTOL[dtype] * scale.max()
+
+
+def test_gradients_match_finite_differences():
+    tensors = [t.requires_grad_() for t in inputs(torch.float64, torch.Generator().manual_seed(1),
+                                                  rows=2, stages=5)]
+    assert torch.autograd.gradcheck(lambda *x: stage_read(*x, form="compiled"), tensors)

@@ -1,0 +1,87 @@
+// The Hebb read over all stages (zoo/fast/stage_read.py), per sample and head (bh):
+//   forward:  w_u = r_u <a_u, q>,  y = sum_u w_u o_u
+//   backward: g_u = <o_u, dy>;  do_u = w_u dy;  dr_u = g_u <a_u, q>;
+//             da_u = g_u r_u q;  dq = sum_u g_u r_u a_u
+// a (BH, h, U), o (BH, c, U), r (BH, U) with the stage axis U contiguous; q (BH, h), y (BH, c).
+// Rows [b0, b1) of BH per call.
+#include <vector>
+
+#include "lanes.h"
+
+// alpha[u] = <a_u, q> for a (h, U)
+template <typename T>
+static void dots(long h, long U, const T* a, const T* q, T* __restrict alpha) {
+  zero(alpha, U);
+  for (long i = 0; i < h; ++i) {
+    const T* __restrict row = a + i * U;
+    const T weight = q[i];
+#pragma omp simd
+    for (long u = 0; u < U; ++u) alpha[u] += row[u] * weight;
+  }
+}
+
+template <typename T>
+static T dot(const T* __restrict x, const T* __restrict y, long U) {
+  T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+  for (long u = 0; u < U; ++u) sum += x[u] * y[u];
+  return sum;
+}
+
+template <typename T>
+static void stage_read(long h, long c, long U, const T* a, const T* o, const T* r, const T* q,
+                       T* y, long b0, long b1) {
+  std::vector<T> w(U);
+  for (long bh = b0; bh < b1; ++bh) {
+    dots(h, U, a + bh * h * U, q + bh * h, w.data());
+    const T* __restrict rb = r + bh * U;
+#pragma omp simd
+    for (long u = 0; u < U; ++u) w[u] *= rb[u];
+    for (long j = 0; j < c; ++j) y[bh * c + j] = dot(o + (bh * c + j) * U, w.data(), U);
+  }
+}
+
+template <typename T>
+static void stage_read_backward(long h, long c, long U, const T* a, const T* o, const T* r,
+                                const T* q, const T* dy, T* da, T* dout, T* dr, T* dq, long b0,
+                                long b1) {
+  std::vector<T> alpha(U), g(U);
+  for (long bh = b0; bh < b1; ++bh) {
+    const T* ab = a + bh * h * U;
+    const T* ob = o + bh * c * U;
+    const T* __restrict rb = r + bh * U;
+    const T* qb = q + bh * h;
+    const T* gy = dy + bh * c;
+    dots(h, U, ab, qb, alpha.data());
+    dots(c, U, ob, gy, g.data());
+    for (long j = 0; j < c; ++j) {
+      T* __restrict out = dout + (bh * c + j) * U;
+#pragma omp simd
+      for (long u = 0; u < U; ++u) out[u] = alpha[u] * rb[u] * gy[j];
+    }
+    T* __restrict drb = dr + bh * U;
+#pragma omp simd
+    for (long u = 0; u < U; ++u) drb[u] = g[u] * alpha[u], g[u] *= rb[u];
+    for (long i = 0; i < h; ++i) {
+      T* __restrict out = da + (bh * h + i) * U;
+#pragma omp simd
+      for (long u = 0; u < U; ++u) out[u] = g[u] * qb[i];
+      dq[bh * h + i] = dot(ab + i * U, g.data(), U);
+    }
+  }
+}
+
+#define STAGE_READ_EXPORTS(T, suffix)                                                         \
+  extern "C" void stage_read_##suffix(long h, long c, long U, const T* a, const T* o,         \
+                                      const T* r, const T* q, T* y, long b0, long b1) {       \
+    stage_read(h, c, U, a, o, r, q, y, b0, b1);                                               \
+  }                                                                                           \
+  extern "C" void stage_read_backward_##suffix(long h, long c, long U, const T* a,            \
+                                               const T* o, const T* r, const T* q,            \
+                                               const T* dy, T* da, T* dout, T* dr, T* dq,     \
+                                               long b0, long b1) {                            \
+    stage_read_backward(h, c, U, a, o, r, q, dy, da, dout, dr, dq, b0, b1);                   \
+  }
+
+STAGE_READ_EXPORTS(float, f32)
+STAGE_READ_EXPORTS(double, f64)
