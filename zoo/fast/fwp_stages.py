@@ -16,6 +16,7 @@ from collections.abc import Callable
 import torch
 
 from ..fields.fwp.rules import Write
+from .control_stages import value_and_derivative
 from .grid import FixedGrid
 
 
@@ -24,7 +25,8 @@ def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
     """``update.write`` at the distinct stage times in one call, fields (B, U, H, ·), and each
     stage's position among them (N, S) (:meth:`FixedGrid.distinct_stages`)."""
     times, index = grid.distinct_stages(dtype)
-    return update.write(*update.inputs(path, times), fast=True), index.to(path.grid_points.device)
+    return update.write(*stage_inputs(update, path, times), fast=True), \
+        index.to(path.grid_points.device)
 
 
 def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
@@ -34,8 +36,17 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
     directly (``lanes``, :func:`zoo.fields.fwp.fast_weight.lanes_linear`); the rule's
     activations then run on (U, H·B, c) views, the vector axis last."""
     times, index = grid.distinct_stages(dtype)
-    w = update.rule.write(*update.raw(*update.inputs(path, times), layout="lanes"), fast=True)
+    w = update.rule.write(*update.raw(*stage_inputs(update, path, times), layout="lanes"),
+                          fast=True)
     return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)
+
+
+def stage_inputs(update, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``update.inputs`` at ``times``; a CDE form's (X, X′) from one gather of the control's
+    coefficients (:func:`value_and_derivative`, the same values)."""
+    if update.n_inputs == 2:
+        return value_and_derivative(path, times)
+    return update.inputs(path, times)
 
 
 def to_lanes(x: torch.Tensor) -> torch.Tensor:

@@ -29,6 +29,7 @@ from torch.nn import functional as F
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..fast.control_stages import value_and_derivative
 from .initial_state import InitialState
 from .solved_body import SolvedBody
 
@@ -91,7 +92,7 @@ class JacobianNCDE(SolvedBody):
         return JacobianFunc(self.vector_field, path)
 
     def stage_inputs(self, path, times):
-        return self.vector_field.inputs(path.evaluate(times), path.derivative(times))
+        return self.vector_field.inputs(*value_and_derivative(path, times))
 
     def stage_field(self, h, wx, wdx):
         return self.vector_field.from_inputs(h, wx, wdx)

@@ -1,0 +1,30 @@
+"""(X(t), X′(t)) from one gather (zoo/fast/control_stages.py): bit for bit torchcde's calls."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torchcde
+
+from zoo.fast.control_stages import value_and_derivative
+
+
+HERMITE = torchcde.hermite_cubic_coefficients_with_backward_differences
+
+
+@pytest.mark.parametrize("coefficients", [torchcde.natural_cubic_coeffs, HERMITE])
+def test_equals_torchcde_bit_for_bit(coefficients):
+    gen = torch.Generator().manual_seed(0)
+    times = torch.tensor([0.0, 0.7, 1.5, 3.0, 3.2, 5.0])
+    path = torchcde.CubicSpline(coefficients(torch.randn(3, 6, 4, generator=gen), t=times), t=times)
+    # stage times inside, on the knots and outside the observations; one scalar time
+    for t in (torch.linspace(-0.5, 5.5, 23), times, torch.tensor(2.2)):
+        x, dx = value_and_derivative(path, t)
+        assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
+
+
+def test_other_controls_use_their_own_calls():
+    path = torchcde.LinearInterpolation(torchcde.linear_interpolation_coeffs(torch.randn(2, 5, 3)))
+    t = torch.linspace(0, 4, 9)
+    x, dx = value_and_derivative(path, t)
+    assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
