@@ -1,19 +1,20 @@
 // Products of a batch of matrices with one shared matrix (zoo/fast/shared_product.py):
 //   left:  out[g] = A X[g] + bias 1^T          A (M, K), X (G, K, N), out (G, M, N)
 //   grad:  dA = sum_g Y[g] X[g]^T, dbias = sum_g Y[g] 1      Y (G, M, N)
-// Register tiles of MR rows of A by NV vectors along n (left), or MR rows of Y by KR rows of X
-// (grad), vectorised along the contiguous n; the remainder of n runs scalar. Samples [g0, g1)
-// (left) or rows [m0, m1) of A (grad) per call, so threads share nothing.
+// Register tiles of rows of A by vectors along n (left), or rows of Y by rows of X (grad),
+// vectorised along the contiguous n; smaller tiles take the edges. Samples [g0, g1) (left) or
+// rows [m0, m1) of A (grad) per call, so threads share nothing.
 #include <cstring>
 #include <vector>
 
+// tile sizes that keep the accumulators and operands in the 32 (AVX-512) or 16 vector registers
 #ifdef __AVX512F__
-constexpr int kBytes = 64, kTileVectors = 4;
+constexpr int kBytes = 64, kTileVectors = 4, kGradRows = 6, kGradCols = 4;
 #else
-constexpr int kBytes = 32, kTileVectors = 2;
+constexpr int kBytes = 32, kTileVectors = 2, kGradRows = 3, kGradCols = 3;
 #endif
 constexpr int kRows = 6;  // left: rows of A per tile (fewer for the last ones)
-constexpr int kGradRows = 4, kGradCols = 5;  // grad: rows of Y, rows of X per tile
+// grad: kGradRows rows of Y by kGradCols rows of X per tile
 
 template <typename T> struct Vector {
   typedef T type __attribute__((vector_size(kBytes)));
@@ -52,7 +53,7 @@ static inline void left_tile(long K, const T* A, const T* bias, const T* X, long
     for (int j = 0; j < NV; ++j) store(out + i * ldo + j * L, acc[i][j]);
 }
 
-// rows [m0, m0 + R) of out[g]: tiles of kTileVectors vectors, then single vectors, then the
+// rows [m0, m0 + R) of out[g]: tiles of kTileVectors vectors, then of two and one, then the
 // last partial vector through zero-padded copies (``pad``: K vectors, ``part``: R vectors)
 template <typename T, int R>
 static void left_rows(long K, long N, const T* A, const T* bias, const T* X, T* out, long m0,
@@ -64,6 +65,7 @@ static void left_rows(long K, long N, const T* A, const T* bias, const T* X, T* 
   out += m0 * N;
   long n = 0;
   for (; n + W <= N; n += W) left_tile<T, R, kTileVectors>(K, A, bias, X + n, N, out + n, N);
+  for (; n + 2 * L <= N; n += 2 * L) left_tile<T, R, 2>(K, A, bias, X + n, N, out + n, N);
   for (; n + L <= N; n += L) left_tile<T, R, 1>(K, A, bias, X + n, N, out + n, N);
   if (n == N) return;
   const long rest = N - n;
@@ -126,7 +128,13 @@ static void grad_rows(long K, long N, const T* Y, const T* X, typename Vector<T>
   long k = 0;
   for (; k + kGradCols <= K; k += kGradCols)
     grad_tile<T, R, kGradCols>(N, Y, X + k * N, acc + k, K, k == 0 ? sums : nullptr);
-  for (; k < K; ++k) grad_tile<T, R, 1>(N, Y, X + k * N, acc + k, K, k == 0 ? sums : nullptr);
+  auto* s = k == 0 ? sums : nullptr;
+  switch (K - k) {
+    case 4: grad_tile<T, R, 4>(N, Y, X + k * N, acc + k, K, s); break;
+    case 3: grad_tile<T, R, 3>(N, Y, X + k * N, acc + k, K, s); break;
+    case 2: grad_tile<T, R, 2>(N, Y, X + k * N, acc + k, K, s); break;
+    case 1: grad_tile<T, R, 1>(N, Y, X + k * N, acc + k, K, s); break;
+  }
 }
 
 // rows [m0, m1) of dA and dbias: per sample, every tile of those rows adds its full vectors of
@@ -146,8 +154,15 @@ static void grad(long G, long M, long K, long N, const T* Y, const T* X, T* dA, 
     long i = 0;
     for (; i + kGradRows <= rows; i += kGradRows)
       grad_rows<T, kGradRows>(K, N, Yg + i * N, Xg, acc.data() + i * K, sums.data() + i);
-    for (; i < rows; ++i) grad_rows<T, 1>(K, N, Yg + i * N, Xg, acc.data() + i * K,
-                                          sums.data() + i);
+    auto* a = acc.data() + i * K;
+    auto* s = sums.data() + i;
+    switch (rows - i) {
+      case 5: grad_rows<T, 5>(K, N, Yg + i * N, Xg, a, s); break;
+      case 4: grad_rows<T, 4>(K, N, Yg + i * N, Xg, a, s); break;
+      case 3: grad_rows<T, 3>(K, N, Yg + i * N, Xg, a, s); break;
+      case 2: grad_rows<T, 2>(K, N, Yg + i * N, Xg, a, s); break;
+      case 1: grad_rows<T, 1>(K, N, Yg + i * N, Xg, a, s); break;
+    }
     for (long r = 0; r < rows; ++r)
       for (long n = full; n < N; ++n) {
         for (long k = 0; k < K; ++k) tail[r * K + k] += Yg[r * N + n] * Xg[k * N + n];
