@@ -19,6 +19,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ...fast.shared_product import shared_product
+
 
 def foldable(inner: nn.Module, width: int) -> bool:
     """Whether folding saves work: ``inner`` is a Linear narrower than the embedding."""
@@ -28,13 +30,17 @@ def foldable(inner: nn.Module, width: int) -> bool:
 def folded_layer_norm(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
                       outer_weight: torch.Tensor, outer_bias: torch.Tensor
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(x̄ / σ, F, c): ``outer`` ∘ ``norm`` ∘ ``inner`` at x (..., u) is the linear map
-    x̄/σ ↦ F x̄/σ + c, left to the caller so it can choose the output layout."""
+    """(x̄ / σ, F, c): ``outer`` ∘ ``norm`` ∘ ``inner`` at x (…, N, u) is the linear map
+    x̄/σ ↦ F x̄/σ + c, left to the caller so it can choose the output layout. x̄/σ is a
+    (…, N, u+1) view of (…, u+1, N) memory, the layout of the stage-last product
+    (:func:`zoo.fields.fwp.fast_weight.stage_last_linear`); the quadratic form runs in it, as
+    one :func:`shared_product` with Q per sample."""
     centred = torch.cat([inner.weight, inner.bias[:, None]], 1).double()
     centred = centred - centred.mean(0)  # Ā = C [A a]
     gram = centred.T @ centred / centred.shape[0]  # Q
-    x_bar = torch.cat([x, x.new_ones(*x.shape[:-1], 1)], -1)
-    wide = x_bar.double()
-    rstd = torch.rsqrt(((wide @ gram) * wide).sum(-1, keepdim=True) + norm.eps).to(x.dtype)
+    x_bar = torch.cat([x.mT, x.new_ones(*x.shape[:-2], 1, x.shape[-2])], -2)  # (…, u+1, N)
+    wide = x_bar.double().reshape(-1, *x_bar.shape[-2:])
+    quadratic = (shared_product(gram, gram.new_zeros(len(gram)), wide) * wide).sum(1)
+    rstd = torch.rsqrt(quadratic + norm.eps).to(x.dtype).view(*x_bar.shape[:-2], 1, -1)
     weight = (outer_weight * norm.weight) @ centred.to(x.dtype)
-    return x_bar * rstd, weight, torch.addmv(outer_bias, outer_weight, norm.bias)
+    return (x_bar * rstd).mT, weight, torch.addmv(outer_bias, outer_weight, norm.bias)
