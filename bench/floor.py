@@ -4,7 +4,9 @@
   the grid, forward and backward, in its cheapest known form (Linear → LayerNorm → Linear
   folded into input space, ``zoo/fields/fwp/folded_norm.py``). It does not depend on the fast
   weights, so no reformulation of the learning rule removes it; the fast paths compute exactly
-  this once.
+  this once. Raw values that a read takes through their layer (Hebb-CDE,
+  ``zoo/fields/fwp/stage_linear.py``) are not formed, so the floor leaves them out: it is then
+  the keys and learning rates alone, less than any read needs.
 * Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
   of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
   reads the state the one before produced, as the stages do) in one graph, forward and
@@ -24,6 +26,7 @@ import torch
 from zoo.fast.fwp_stages import distinct_writes
 from zoo.fast.grid import FixedGrid
 from zoo.fields.fwp.body import FWPBody
+from zoo.fields.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
 
 
@@ -38,7 +41,10 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if isinstance(body, FWPBody):
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
-            (writes.key.sum() + writes.value.sum() + writes.rate.sum()).backward()
+            total = writes.key.sum() + writes.rate.sum()
+            if not isinstance(writes.value, StageLinear):
+                total = total + writes.value.sum()
+            total.backward()
         return slow_net, 1
     times, _ = grid.distinct_stages(dtype)
     z0 = body.z0(path, batch).detach()

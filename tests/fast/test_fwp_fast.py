@@ -71,9 +71,11 @@ def test_final_read_without_forming_w(rule, transpose):
 
 
 @pytest.mark.parametrize("transpose", [False, True])
-def test_pre_delta_read_with_compiled_kernels_off(monkeypatch, transpose):
-    """The torch form of the sweep, which the fast path runs where the compiled one cannot."""
+@pytest.mark.parametrize("rule", RULES[:2], ids=lambda r: "-".join(r.values()))
+def test_final_read_with_compiled_kernels_off(monkeypatch, rule, transpose):
+    """The torch forms of the products, softmax, Hebb read and pre-delta sweep, which the fast
+    paths run where the compiled ones cannot."""
     monkeypatch.setenv("ZOO_COMPILED_KERNELS", "0")
-    spec = field({"rule": "delta", "transpose_readout": transpose}, "cde")
+    spec = field({**rule, "transpose_readout": transpose}, "cde")
     assert_fast_equals_generic(spec, "rk4")
     assert_fast_equals_generic(spec, "midpoint", dtype=torch.float32)

@@ -13,6 +13,7 @@ import torch
 
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Rule, Write
+from ..fields.fwp.stage_linear import StageLinear
 from .fwp_stages import step_coefficients
 from .grid import FixedGrid
 from .stage_read import stage_read
@@ -23,7 +24,7 @@ def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: Fixe
     """W at every output time (T, B, H, h, h) from ``writes`` (B, U, H, h) at the distinct
     stages ``index`` (N, S)."""
     coef = _coefficients(grid, index, torch.arange(len(grid.t), device=w0.device), w0.dtype)
-    left, right = _factors(rule, writes)
+    left, right = _factors(rule, _formed(writes))
     return w0 + torch.einsum("tu,buhi,buhj->tbhij", coef, left, right)
 
 
@@ -34,13 +35,35 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
 
     With the term r ⊗ p = (β v) ⊗ p the read is Σ_u c_u β_u ⟨a_u, q⟩ o_u, (a, o) = (p, v), or
     (v, p) when transposed (:func:`stage_read`, per sample and head, reading the stage-last
-    writes (B, H, h, U) in place)."""
+    writes (B, H, h, U) in place). Values left unformed (:class:`StageLinear`) are read through
+    their layer: ⟨v_u, q⟩ or Σ_u w_u v_u from the stage inputs."""
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
-    vectors = (rule.probe(writes), rule.target(writes))
-    inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
-    rate = (writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]).flatten(0, 1)  # (BH, U)
-    read = stage_read(inner, out, rate, q.flatten(0, 1)).view(q.shape)
+    rate = writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]  # c β (B, H, U)
+    if isinstance(writes.value, StageLinear):
+        read = _read_through_layer(writes.value, rule.probe(writes), rate, q, transpose)
+    else:
+        vectors = (rule.probe(writes), rule.target(writes))
+        inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
+        read = stage_read(inner, out, rate.flatten(0, 1), q.flatten(0, 1)).view(q.shape)
     return retrieve(w0, q, transpose) + read
+
+
+def _read_through_layer(values: StageLinear, keys: torch.Tensor, rate: torch.Tensor,
+                        q: torch.Tensor, transpose: bool) -> torch.Tensor:
+    """Σ_u c_u β_u ⟨a_u, q⟩ o_u with the values v a linear map of the stage inputs: (B, H, h)."""
+    keys = _heads_by_stage(keys)  # (BH, h, U)
+    if transpose:  # a = v, o = p: Σ_u c_u β_u ⟨v_u, q⟩ p_u, a stage_read with ⟨v_u, q⟩ as a
+        dots = values.dot(q).flatten(0, 1)[:, None]
+        return stage_read(dots, keys, rate.flatten(0, 1), dots.new_ones(len(dots), 1)).view(q.shape)
+    weight = rate * (keys * q.flatten(0, 1)[..., None]).sum(1).view(rate.shape)  # a = p, o = v
+    return values.weighted_sum(weight)
+
+
+def _formed(writes: Write) -> Write:
+    """``writes`` with unformed values formed."""
+    if isinstance(writes.value, StageLinear):
+        return Write(writes.key, writes.value.tensor(), writes.rate)
+    return writes
 
 
 def _heads_by_stage(x: torch.Tensor) -> torch.Tensor:

@@ -53,18 +53,22 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows"
-            ) -> tuple[torch.Tensor, ...]:
-        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`)."""
+    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows",
+            value_layout: Layout | None = None) -> tuple[torch.Tensor, ...]:
+        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`), the
+        values in ``value_layout`` when given."""
         source = {"x": x, "dx": dx}
         k, beta = self.slow(source[self.keys_from], layout)
-        return k, self.values(source[self.values_from], layout), beta
+        return k, self.values(source[self.values_from], value_layout or layout), beta
 
     def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at (x, x′): projections, LayerNorm, activations;
         ``fast``: as the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s
-        fast kernel)."""
-        return self.rule.write(*self.raw(x, dx, "stage_last" if fast else "rows"), fast=fast)
+        fast kernel, raw values the rule passes through left unformed,
+        :class:`.stage_linear.StageLinear`)."""
+        layout = "stage_last" if fast else "rows"
+        values = "deferred" if fast and self.rule.linear_values else layout
+        return self.rule.write(*self.raw(x, dx, layout, values), fast=fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

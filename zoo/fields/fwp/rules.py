@@ -43,6 +43,8 @@ class Rule:
 
     transposed: bool = False
     reads_state: bool = True
+    #: the values enter the term as the slow net gives them (no activation)
+    linear_values: bool = False
 
     def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
               fast: bool = False) -> Write:
@@ -92,6 +94,10 @@ class Hebb(Rule):
 
     activate_values: bool = True
     reads_state = False
+
+    @property
+    def linear_values(self) -> bool:
+        return not self.activate_values
 
     def write(self, k, v, beta, fast=False):
         if self.activate_values:

@@ -15,6 +15,7 @@ from torch import nn
 
 from .fast_weight import Layout, head_linear, split_heads
 from .folded_norm import foldable, folded_layer_norm
+from .stage_linear import StageLinear
 
 
 class SlowNet(nn.Module):
@@ -63,8 +64,9 @@ class ValueNet(nn.Module):
         self.proj = nn.Linear(in_features, d)
         self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else None
 
-    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> torch.Tensor:
-        """Per-head values in ``layout``, as :meth:`SlowNet.forward`."""
+    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> torch.Tensor | StageLinear:
+        """Per-head values in ``layout``, as :meth:`SlowNet.forward`; ``deferred``: their
+        stage-last layer, unformed (:class:`StageLinear`)."""
         if self.post is None:
             z, weight, bias = x, self.proj.weight, self.proj.bias
         elif layout != "rows" and foldable(self.proj, self.proj.out_features):
@@ -72,4 +74,6 @@ class ValueNet(nn.Module):
                                                 self.post[1].bias)
         else:
             z, weight, bias = self.post[0](self.proj(x)), self.post[1].weight, self.post[1].bias
+        if layout == "deferred":
+            return StageLinear(weight, bias, z, self.heads)
         return head_linear(weight, bias, z, self.heads, layout)

@@ -1,0 +1,49 @@
+"""Per-head values that are a linear map of the stage inputs, kept unformed (the Hebb fast path).
+
+With raw values (the authors' Hebb-CDE code, facts §8.1) v_u = W_h z_u + b_h per head h, so a
+read needs no value at any stage: the query folds into the layer and the stage weights into the
+inputs,
+
+    ⟨v_u, q⟩ = (q W_h) z_u + ⟨q, b_h⟩,     Σ_u w_u v_u = W_h (Σ_u w_u z_u) + b_h Σ_u w_u,
+
+products of width ``in`` (Speech: 21) per stage instead of the H·c-wide layer (128) and its
+gradient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .fast_weight import head_linear
+
+
+@dataclass
+class StageLinear:
+    """v = z Wᵀ + b per head for stage inputs z (B, U, in); weight (H·c, in), bias (H·c,)."""
+
+    weight: torch.Tensor
+    bias: torch.Tensor
+    z: torch.Tensor
+    heads: int
+
+    def tensor(self) -> torch.Tensor:
+        """The values (B, U, H, c), stage-last (:func:`head_linear`)."""
+        return head_linear(self.weight, self.bias, self.z, self.heads, "stage_last")
+
+    def dot(self, q: torch.Tensor) -> torch.Tensor:
+        """⟨v_u, q⟩ per sample and head for q (B, H, c): (B, H, U)."""
+        weight, bias = self._per_head()
+        folded = torch.einsum("bhc,hci->bhi", q, weight)
+        return torch.baddbmm(torch.einsum("bhc,hc->bh", q, bias)[..., None], folded, self.z.mT)
+
+    def weighted_sum(self, w: torch.Tensor) -> torch.Tensor:
+        """Σ_u w_u v_u per sample and head for weights w (B, H, U): (B, H, c)."""
+        weight, bias = self._per_head()
+        inputs = torch.bmm(w, self.z)
+        return torch.einsum("bhi,hci->bhc", inputs, weight) + w.sum(-1)[..., None] * bias
+
+    def _per_head(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return (self.weight.unflatten(0, (self.heads, -1)),
+                self.bias.unflatten(0, (self.heads, -1)))
