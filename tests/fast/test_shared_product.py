@@ -7,22 +7,15 @@ import itertools
 
 import pytest
 import torch
+from kernel_harness import assert_forms_agree
 
 from zoo.fast.compiled import kernel
 from zoo.fast.shared_product import shared_product
 
 pytestmark = pytest.mark.skipif(kernel("shared_product") is None,
                                 reason="no C++ compiler: the compiled product cannot be built")
-RTOL = {torch.float64: 1e-12, torch.float32: 2e-6}
 #: rows of A below, at and past a 6-row tile; n below, at and past one and four vectors
 SHAPES = list(itertools.product([1, 5, 13], [1, 22], [1, 15, 16, 17, 70, 130]))
-
-
-def run(form: str, A, bias, X, grad):
-    inputs = [t.clone().requires_grad_() for t in (A, bias, X)]
-    y = shared_product(*inputs, form=form)
-    y.backward(grad)
-    return [y.detach()] + [t.grad for t in inputs]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -35,14 +28,8 @@ def test_compiled_equals_the_torch_form(dtype, threads, torch_threads):
         A = torch.randn(M, 2 * K, dtype=dtype, generator=gen)[:, ::2]
         bias = torch.randn(M, 3, dtype=dtype, generator=gen)[:, 1]
         X = torch.randn(3, K, N, dtype=dtype, generator=gen)
-        grad = torch.randn(3, M, N, dtype=dtype, generator=gen)
-        # each result's scale: the same sums over the terms' magnitudes
-        scales = run("torch", A.abs(), bias.abs(), X.abs(), grad.abs())
-        for compiled, torch_form, scale in zip(run("compiled", A, bias, X, grad),
-                                               run("torch", A, bias, X, grad), scales):
-            assert compiled.shape == torch_form.shape
-            error = (compiled - torch_form).abs().max()
-            assert error <= RTOL[dtype] * scale.max(), (M, K, N, float(error))
+        assert_forms_agree(shared_product, (A, bias, X),
+                           torch.randn(3, M, N, dtype=dtype, generator=gen))
 
 
 def test_input_gradient_only_when_asked():
