@@ -14,6 +14,7 @@ import torch
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Rule, Write
 from ..fields.fwp.stage_linear import StageLinear
+from ..fields.small_softmax import small_softmax
 from .fwp_stages import step_coefficients
 from .grid import FixedGrid
 from .stage_read import stage_read
@@ -35,35 +36,43 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
 
     With the term r ⊗ p = (β v) ⊗ p the read is Σ_u c_u β_u ⟨a_u, q⟩ o_u, (a, o) = (p, v), or
     (v, p) when transposed (:func:`stage_read`, per sample and head, reading the stage-last
-    writes (B, H, h, U) in place). Values left unformed (:class:`StageLinear`) are read through
-    their layer: ⟨v_u, q⟩ or Σ_u w_u v_u from the stage inputs."""
+    writes (B, H, h, U) in place, the keys' softmax taken inside it when they come as logits).
+    Values left unformed (:class:`StageLinear`) are read through their layer: ⟨v_u, q⟩ or
+    Σ_u w_u v_u from the stage inputs."""
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
     rate = writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]  # c β (B, H, U)
-    if isinstance(writes.value, StageLinear):
-        read = _read_through_layer(writes.value, rule.probe(writes), rate, q, transpose)
+    if isinstance(writes.value, StageLinear) and not transpose:
+        read = _weighted_values(_formed(writes, values=False), rate, q)
+        return retrieve(w0, q, transpose) + read
+    probe = _heads_by_stage(rule.probe(writes))  # p (BH, h, U), or its logits
+    logits = writes.key_logits
+    if isinstance(writes.value, StageLinear):  # Σ_u c β ⟨v_u, q⟩ p_u: ⟨v_u, q⟩ as a, q = 1
+        a = writes.value.dot(q).flatten(0, 1)[:, None]
+        read = stage_read(a, probe, rate.flatten(0, 1), a.new_ones(len(a), 1),
+                          "o" if logits else None)
     else:
-        vectors = (rule.probe(writes), rule.target(writes))
-        inner, out = (_heads_by_stage(x) for x in (vectors[::-1] if transpose else vectors))
-        read = stage_read(inner, out, rate.flatten(0, 1), q.flatten(0, 1)).view(q.shape)
-    return retrieve(w0, q, transpose) + read
+        target = _heads_by_stage(rule.target(writes))
+        a, o = (target, probe) if transpose else (probe, target)
+        softmax_of = ("o" if transpose else "a") if logits else None
+        read = stage_read(a, o, rate.flatten(0, 1), q.flatten(0, 1), softmax_of)
+    return retrieve(w0, q, transpose) + read.view(q.shape)
 
 
-def _read_through_layer(values: StageLinear, keys: torch.Tensor, rate: torch.Tensor,
-                        q: torch.Tensor, transpose: bool) -> torch.Tensor:
-    """Σ_u c_u β_u ⟨a_u, q⟩ o_u with the values v a linear map of the stage inputs: (B, H, h)."""
-    keys = _heads_by_stage(keys)  # (BH, h, U)
-    if transpose:  # a = v, o = p: Σ_u c_u β_u ⟨v_u, q⟩ p_u, a stage_read with ⟨v_u, q⟩ as a
-        dots = values.dot(q).flatten(0, 1)[:, None]
-        return stage_read(dots, keys, rate.flatten(0, 1), dots.new_ones(len(dots), 1)).view(q.shape)
-    weight = rate * (keys * q.flatten(0, 1)[..., None]).sum(1).view(rate.shape)  # a = p, o = v
-    return values.weighted_sum(weight)
+def _weighted_values(writes: Write, rate: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """Σ_u c_u β_u ⟨p_u, q⟩ v_u with the values left as their layer: (B, H, h)."""
+    keys = _heads_by_stage(writes.key)
+    weight = rate * (keys * q.flatten(0, 1)[..., None]).sum(1).view(rate.shape)
+    return writes.value.weighted_sum(weight)
 
 
-def _formed(writes: Write) -> Write:
-    """``writes`` with unformed values formed."""
-    if isinstance(writes.value, StageLinear):
-        return Write(writes.key, writes.value.tensor(), writes.rate)
-    return writes
+def _formed(writes: Write, values: bool = True) -> Write:
+    """``writes`` with keys given as logits replaced by their softmax, and values left as
+    their layer formed when ``values``."""
+    key = small_softmax(writes.key, fast=True) if writes.key_logits else writes.key
+    value = writes.value
+    if values and isinstance(value, StageLinear):
+        value = value.tensor()
+    return Write(key, value, writes.rate)
 
 
 def _heads_by_stage(x: torch.Tensor) -> torch.Tensor:

@@ -26,11 +26,14 @@ from .fast_weight import outer, retrieve
 
 @dataclass
 class Write:
-    """What a rule writes, before it meets W: activated key, value and learning rate."""
+    """What a rule writes, before it meets W: activated key, value and learning rate.
+    ``key_logits``: the key field holds logits whose softmax over the key axis is the key
+    (the Hebb fast read takes that softmax inside its kernel)."""
 
     key: torch.Tensor
     value: torch.Tensor
     rate: torch.Tensor
+    key_logits: bool = False
 
 
 class Rule:
@@ -100,9 +103,10 @@ class Hebb(Rule):
         return not self.activate_values
 
     def write(self, k, v, beta, fast=False):
+        """``fast``: the keys left as logits (:attr:`Write.key_logits`)."""
         if self.activate_values:
             v, beta = value_tanh(v, fast), torch.sigmoid(beta)
-        return Write(small_softmax(k, fast), v, beta)
+        return Write(k, v, beta, key_logits=True) if fast else Write(small_softmax(k), v, beta)
 
 
 @dataclass(frozen=True)
