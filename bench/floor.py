@@ -27,7 +27,6 @@ from zoo.fast.fwp_stages import distinct_writes
 from zoo.fast.grid import FixedGrid
 from zoo.fields.fwp.body import FWPBody
 from zoo.fields.fwp.stage_linear import StageLinear
-from zoo.fields.small_softmax import small_softmax
 from zoo.fields.solved_body import SolvedBody
 
 
@@ -42,8 +41,7 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if isinstance(body, FWPBody):
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
-            key = small_softmax(writes.key, fast=True) if writes.key_logits else writes.key
-            total = key.sum() + writes.rate.sum()
+            total = writes.formed_key().sum() + writes.rate.sum()
             if not isinstance(writes.value, StageLinear):
                 total = total + writes.value.sum()
             total.backward()

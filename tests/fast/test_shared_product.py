@@ -45,3 +45,12 @@ def test_gradients_match_finite_differences():
     inputs = [torch.randn(*shape, dtype=torch.float64, generator=gen, requires_grad=True)
               for shape in ((7, 3), (7,), (2, 3, 19))]
     assert torch.autograd.gradcheck(lambda *x: shared_product(*x, form="compiled"), inputs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_without_bias(dtype):
+    gen = torch.Generator().manual_seed(2)
+    A = torch.randn(13, 22, dtype=dtype, generator=gen)
+    X = torch.randn(3, 22, 70, dtype=dtype, generator=gen)
+    assert_forms_agree(lambda A, X, form: shared_product(A, None, X, form=form), (A, X),
+                       torch.randn(3, 13, 70, dtype=dtype, generator=gen))

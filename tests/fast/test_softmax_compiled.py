@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from kernel_harness import run
 
 from zoo.fast.compiled import kernel
 from zoo.fast.softmax import softmax_over_rows
@@ -12,13 +13,6 @@ from zoo.fast.softmax import softmax_over_rows
 pytestmark = pytest.mark.skipif(kernel("softmax") is None,
                                 reason="no C++ compiler: the compiled softmax cannot be built")
 RTOL = {torch.float64: 1e-14, torch.float32: 1e-6}
-
-
-def run(form, x, grad):
-    x = x.clone().requires_grad_()
-    y = softmax_over_rows(x, form=form)
-    y.backward(grad)
-    return y.detach(), x.grad
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -29,7 +23,8 @@ def test_compiled_equals_torch(dtype, threads, torch_threads):
     # 300 lanes: more than one pass of the kernel's 256; scale 40 saturates some rows
     x = 40 * torch.randn(3, 5, 4, 300, dtype=dtype, generator=gen)
     grad = torch.randn(x.shape, dtype=dtype, generator=gen)
-    for compiled, torch_form in zip(run("compiled", x, grad), run("torch", x, grad)):
+    for compiled, torch_form in zip(run(softmax_over_rows, "compiled", [x], grad),
+                                    run(softmax_over_rows, "torch", [x], grad)):
         assert (compiled - torch_form).abs().max() <= RTOL[dtype] * torch_form.abs().max()
 
 

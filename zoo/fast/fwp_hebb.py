@@ -14,7 +14,6 @@ import torch
 from ..fields.fwp.fast_weight import retrieve
 from ..fields.fwp.rules import Rule, Write
 from ..fields.fwp.stage_linear import StageLinear
-from ..fields.small_softmax import small_softmax
 from .fwp_stages import step_coefficients
 from .grid import FixedGrid
 from .stage_read import stage_read
@@ -68,11 +67,10 @@ def _weighted_values(writes: Write, rate: torch.Tensor, q: torch.Tensor) -> torc
 def _formed(writes: Write, values: bool = True) -> Write:
     """``writes`` with keys given as logits replaced by their softmax, and values left as
     their layer formed when ``values``."""
-    key = small_softmax(writes.key, fast=True) if writes.key_logits else writes.key
     value = writes.value
     if values and isinstance(value, StageLinear):
         value = value.tensor()
-    return Write(key, value, writes.rate)
+    return Write(writes.formed_key(), value, writes.rate)
 
 
 def _heads_by_stage(x: torch.Tensor) -> torch.Tensor:

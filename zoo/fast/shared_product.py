@@ -18,12 +18,13 @@ from torch.autograd.function import once_differentiable
 from .compiled import Form, chunks, each_chunk, function, longs, pointers, use_compiled
 
 
-def shared_product(A: torch.Tensor, bias: torch.Tensor, X: torch.Tensor,
+def shared_product(A: torch.Tensor, bias: torch.Tensor | None, X: torch.Tensor,
                    form: Form = "auto") -> torch.Tensor:
-    """A X[g] + bias 1ᵀ for A (M, K), bias (M,) and X (G, K, N): (G, M, N)."""
-    if use_compiled(form, "shared_product", A, bias, X):
+    """A X[g] + bias 1ᵀ for A (M, K), bias (M,) or None and X (G, K, N): (G, M, N)."""
+    if use_compiled(form, "shared_product", A, X):
         return _SharedProduct.apply(A, bias, X)
-    return torch.baddbmm(bias[:, None], A.expand(len(X), *A.shape), X)
+    product = torch.matmul(A, X)
+    return product if bias is None else product + bias[:, None]
 
 
 def _left(A: torch.Tensor, bias: torch.Tensor | None, X: torch.Tensor) -> torch.Tensor:
@@ -50,10 +51,11 @@ class _SharedProduct(torch.autograd.Function):
         A, X = ctx.saved_tensors
         grad, X = grad.contiguous(), X.contiguous()
         (G, M, N), K = grad.shape, A.shape[1]
-        dA, dbias = A.new_empty(M, K), A.new_empty(M)
+        dA = A.new_empty(M, K)
+        dbias = A.new_empty(M) if ctx.needs_input_grad[1] else None
+        b = None if dbias is None else ctypes.c_void_p(dbias.data_ptr())
         call = function("shared_product", "grad", A.dtype)
-        each_chunk(chunks(M), lambda _, m0, m1: call(*longs(G, M, K, N),
-                                                     *pointers(grad, X, dA, dbias),
-                                                     *longs(m0, m1)))
+        each_chunk(chunks(M), lambda _, m0, m1: call(*longs(G, M, K, N), *pointers(grad, X, dA),
+                                                     b, *longs(m0, m1)))
         dX = _left(A.T, None, grad) if ctx.needs_input_grad[2] else None
         return dA, dbias, dX

@@ -1,6 +1,6 @@
 // Products of a batch of matrices with one shared matrix (zoo/fast/shared_product.py):
 //   left:  out[g] = A X[g] + bias 1^T          A (M, K), X (G, K, N), out (G, M, N)
-//   grad:  dA = sum_g Y[g] X[g]^T, dbias = sum_g Y[g] 1      Y (G, M, N)
+//   grad:  dA = sum_g Y[g] X[g]^T, dbias = sum_g Y[g] 1      Y (G, M, N); bias, dbias may be null
 // Register tiles of rows of A by vectors along n (left), or rows of Y by rows of X (grad),
 // vectorised along the contiguous n; smaller tiles take the edges. Samples [g0, g1) (left) or
 // rows [m0, m1) of A (grad) per call, so threads share nothing.
@@ -151,11 +151,13 @@ static void grad(long G, long M, long K, long N, const T* Y, const T* X, T* dA, 
   for (long g = 0; g < G; ++g) {
     const T* Yg = Y + (g * M + m0) * N;
     const T* Xg = X + g * K * N;
+    auto* row_sums = dbias ? sums.data() : nullptr;  // the bias gradient only when asked for
     long i = 0;
     for (; i + kGradRows <= rows; i += kGradRows)
-      grad_rows<T, kGradRows>(K, N, Yg + i * N, Xg, acc.data() + i * K, sums.data() + i);
+      grad_rows<T, kGradRows>(K, N, Yg + i * N, Xg, acc.data() + i * K,
+                              row_sums ? row_sums + i : nullptr);
     auto* a = acc.data() + i * K;
-    auto* s = sums.data() + i;
+    auto* s = row_sums ? row_sums + i : nullptr;
     switch (rows - i) {
       case 5: grad_rows<T, 5>(K, N, Yg + i * N, Xg, a, s); break;
       case 4: grad_rows<T, 4>(K, N, Yg + i * N, Xg, a, s); break;

@@ -40,7 +40,7 @@ def folded_layer_norm(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
     gram = centred.T @ centred / centred.shape[0]  # Q
     x_bar = torch.cat([x.mT, x.new_ones(*x.shape[:-2], 1, x.shape[-2])], -2)  # (…, u+1, N)
     wide = x_bar.double().reshape(-1, *x_bar.shape[-2:])
-    quadratic = (shared_product(gram, gram.new_zeros(len(gram)), wide) * wide).sum(1)
+    quadratic = (shared_product(gram, None, wide) * wide).sum(1)
     rstd = torch.rsqrt(quadratic + norm.eps).to(x.dtype).view(*x_bar.shape[:-2], 1, -1)
     weight = (outer_weight * norm.weight) @ centred.to(x.dtype)
     return (x_bar * rstd).mT, weight, torch.addmv(outer_bias, outer_weight, norm.bias)

@@ -35,6 +35,11 @@ class Write:
     rate: torch.Tensor
     key_logits: bool = False
 
+    def formed_key(self) -> torch.Tensor:
+        """The key itself: the softmax of logits in the stage-last layout of the fast path
+        that leaves them (:func:`small_softmax`'s fast kernel), else the key field."""
+        return small_softmax(self.key, fast=True) if self.key_logits else self.key
+
 
 class Rule:
     """A learning rule; subclasses define the activations and the update term.
