@@ -6,6 +6,8 @@ import pytest
 import torch
 from fast_harness import METHODS, assert_fast_equals_generic, make_model
 
+from zoo.fast.layer_read import layer_read
+
 RULES = [{"rule": "hebb"}, {"rule": "delta"}, {"rule": "delta", "delta": "post"},
          {"rule": "oja"}]
 SMALL = {"kind": "fwp", "d_model": 8, "heads": 2, "d_ff": 8}
@@ -33,6 +35,7 @@ def test_value_layernorm_and_wide_inputs(rule):
     """The value path's LayerNorm folded too; inputs as wide as d_model are not folded."""
     assert_fast_equals_generic({**field(rule, "cde"), "v_layernorm": True}, "rk4")
     assert_fast_equals_generic(field(rule, "ode"), "midpoint", channels=8)
+    assert_fast_equals_generic(field(rule, "cde"), "midpoint", channels=8)
 
 
 def test_paper_hebb_values():
@@ -68,6 +71,18 @@ def test_final_read_without_forming_w(rule, transpose):
     spec = field({**rule, "transpose_readout": transpose}, "cde")
     assert_fast_equals_generic(spec, "rk4")
     assert_fast_equals_generic(spec, "midpoint", dtype=torch.float32)
+
+
+def test_hebb_cde_reads_its_keys_through_their_layer(monkeypatch):
+    """The authors' Hebb-CDE (raw values and rates, Wᵀ q) never forms its keys and rates: its
+    read goes through their layer (:func:`zoo.fast.layer_read.layer_read`)."""
+    import zoo.fast.fwp_hebb as fwp_hebb
+
+    calls = []
+    monkeypatch.setattr(fwp_hebb, "layer_read",
+                        lambda *args: calls.append(args) or layer_read(*args))
+    assert_fast_equals_generic(field({"rule": "hebb"}, "cde"), "rk4")
+    assert calls
 
 
 @pytest.mark.parametrize("transpose", [False, True])

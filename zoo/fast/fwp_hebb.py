@@ -16,6 +16,7 @@ from ..fields.fwp.rules import Rule, Write
 from ..fields.fwp.stage_linear import StageLinear
 from .fwp_stages import step_coefficients
 from .grid import FixedGrid
+from .layer_read import layer_read
 from .stage_read import stage_read
 
 
@@ -24,7 +25,7 @@ def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: Fixe
     """W at every output time (T, B, H, h, h) from ``writes`` (B, U, H, h) at the distinct
     stages ``index`` (N, S)."""
     coef = _coefficients(grid, index, torch.arange(len(grid.t), device=w0.device), w0.dtype)
-    left, right = _factors(rule, _formed(writes))
+    left, right = _factors(rule, writes.formed())
     return w0 + torch.einsum("tu,buhi,buhj->tbhij", coef, left, right)
 
 
@@ -37,16 +38,22 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     (v, p) when transposed (:func:`stage_read`, per sample and head, reading the stage-last
     writes (B, H, h, U) in place, the keys' softmax taken inside it when they come as logits).
     Values left unformed (:class:`StageLinear`) are read through their layer: ⟨v_u, q⟩ or
-    Σ_u w_u v_u from the stage inputs."""
+    Σ_u w_u v_u from the stage inputs; keys and rates left so too (Hebb-CDE as coded) are read
+    with them, never formed (:func:`layer_read`)."""
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
+    values = writes.value
+    if isinstance(values, StageLinear) and transpose and isinstance(writes.key, StageLinear):
+        read = key_layer_read(writes.key, writes.rate, coef, values.dot(q))
+        return retrieve(w0, q, transpose) + read
+    writes = writes.formed(values=False)
     rate = writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]  # c β (B, H, U)
-    if isinstance(writes.value, StageLinear) and not transpose:
-        read = _weighted_values(_formed(writes, values=False), rate, q)
+    if isinstance(values, StageLinear) and not transpose:
+        read = _weighted_values(writes, rate, q)
         return retrieve(w0, q, transpose) + read
     probe = _heads_by_stage(rule.probe(writes))  # p (BH, h, U), or its logits
     logits = writes.key_logits
-    if isinstance(writes.value, StageLinear):  # Σ_u c β ⟨v_u, q⟩ p_u: ⟨v_u, q⟩ as a, q = 1
-        a = writes.value.dot(q).flatten(0, 1)[:, None]
+    if isinstance(values, StageLinear):  # Σ_u c β ⟨v_u, q⟩ p_u: ⟨v_u, q⟩ as a, q = 1
+        a = values.dot(q).flatten(0, 1)[:, None]
         read = stage_read(a, probe, rate.flatten(0, 1), a.new_ones(len(a), 1),
                           "o" if logits else None)
     else:
@@ -57,20 +64,21 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     return retrieve(w0, q, transpose) + read.view(q.shape)
 
 
+def key_layer_read(keys: StageLinear, rates: StageLinear, coef: torch.Tensor,
+                       a: torch.Tensor) -> torch.Tensor:
+    """Σ_u c_u β_u a_u softmax(k_u) per sample and head (B, H, h), the keys and rates one layer
+    of the same stage inputs (:func:`layer_read`)."""
+    x = keys.z.mT  # (B, K, U), the stage-last memory of the folded inputs
+    scale = keys.scale if keys.scale is not None else x.new_ones(x.shape[0], x.shape[2])
+    return layer_read(torch.cat([keys.weight, rates.weight]), torch.cat([keys.bias, rates.bias]),
+                      x, scale, coef, a)
+
+
 def _weighted_values(writes: Write, rate: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """Σ_u c_u β_u ⟨p_u, q⟩ v_u with the values left as their layer: (B, H, h)."""
     keys = _heads_by_stage(writes.key)
     weight = rate * (keys * q.flatten(0, 1)[..., None]).sum(1).view(rate.shape)
     return writes.value.weighted_sum(weight)
-
-
-def _formed(writes: Write, values: bool = True) -> Write:
-    """``writes`` with keys given as logits replaced by their softmax, and values left as
-    their layer formed when ``values``."""
-    value = writes.value
-    if values and isinstance(value, StageLinear):
-        value = value.tensor()
-    return Write(writes.formed_key(), value, writes.rate)
 
 
 def _heads_by_stage(x: torch.Tensor) -> torch.Tensor:

@@ -53,22 +53,22 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows",
-            value_layout: Layout | None = None) -> tuple[torch.Tensor, ...]:
-        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`), the
-        values in ``value_layout`` when given."""
+    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows"
+            ) -> tuple[torch.Tensor, ...]:
+        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`)."""
         source = {"x": x, "dx": dx}
         k, beta = self.slow(source[self.keys_from], layout)
-        return k, self.values(source[self.values_from], value_layout or layout), beta
+        return k, self.values(source[self.values_from], layout), beta
 
     def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
         """The state-independent part at (x, x′): projections, LayerNorm, activations;
         ``fast``: as the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s
-        fast kernel, raw values the rule passes through left unformed,
-        :class:`.stage_linear.StageLinear`)."""
+        fast kernel; where the rule passes the raw values and rates through, every output left
+        its layer, unformed: :class:`.stage_linear.StageLinear`)."""
         layout = "stage_last" if fast else "rows"
-        values = "deferred" if fast and self.rule.linear_values else layout
-        return self.rule.write(*self.raw(x, dx, layout, values), fast=fast)
+        if fast and self.rule.linear_values:
+            layout = "deferred"
+        return self.rule.write(*self.raw(x, dx, layout), fast=fast)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

@@ -17,7 +17,7 @@ from ...fast.shared_product import shared_product
 
 #: where the slow net's outputs go: ``rows`` (…, H, c), as the generic path; the fast paths'
 #: ``stage_last`` (Hebb) and ``lanes`` (the step loops), see :func:`head_linear`; ``deferred``
-#: (the value net's only): raw values left as their linear map of the stage inputs
+#: (Hebb-CDE with raw values and rates): each output left as its linear map of the stage inputs
 #: (:class:`.stage_linear.StageLinear`)
 Layout = Literal["rows", "stage_last", "lanes", "deferred"]
 

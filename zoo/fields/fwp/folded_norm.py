@@ -33,14 +33,23 @@ def folded_layer_norm(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
     """(x̄ / σ, F, c): ``outer`` ∘ ``norm`` ∘ ``inner`` at x (…, N, u) is the linear map
     x̄/σ ↦ F x̄/σ + c, left to the caller so it can choose the output layout. x̄/σ is a
     (…, N, u+1) view of (…, u+1, N) memory, the layout of the stage-last product
-    (:func:`zoo.fields.fwp.fast_weight.stage_last_linear`); the quadratic form runs in it, as
-    one :func:`shared_product` with Q per sample."""
+    (:func:`zoo.fields.fwp.fast_weight.stage_last_linear`)."""
+    x_bar, rstd, weight, bias = folded_factors(x, inner, norm, outer_weight, outer_bias)
+    return (x_bar * rstd[..., None, :]).mT, weight, bias
+
+
+def folded_factors(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
+                   outer_weight: torch.Tensor, outer_bias: torch.Tensor
+                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(x̄, 1/σ, F, c) of :func:`folded_layer_norm`, x̄ (…, u+1, N) and 1/σ (…, N) apart (a
+    kernel that takes them so needs no gradient of x̄/σ, :mod:`zoo.fast.layer_read`). The
+    quadratic form runs in x̄'s layout, as one :func:`shared_product` with Q per sample."""
     centred = torch.cat([inner.weight, inner.bias[:, None]], 1).double()
     centred = centred - centred.mean(0)  # Ā = C [A a]
     gram = centred.T @ centred / centred.shape[0]  # Q
     x_bar = torch.cat([x.mT, x.new_ones(*x.shape[:-2], 1, x.shape[-2])], -2)  # (…, u+1, N)
     wide = x_bar.double().reshape(-1, *x_bar.shape[-2:])
     quadratic = (shared_product(gram, None, wide) * wide).sum(1)
-    rstd = torch.rsqrt(quadratic + norm.eps).to(x.dtype).view(*x_bar.shape[:-2], 1, -1)
+    rstd = torch.rsqrt(quadratic + norm.eps).to(x.dtype).view(*x_bar.shape[:-2], -1)
     weight = (outer_weight * norm.weight) @ centred.to(x.dtype)
-    return (x_bar * rstd).mT, weight, torch.addmv(outer_bias, outer_weight, norm.bias)
+    return x_bar, rstd, weight, torch.addmv(outer_bias, outer_weight, norm.bias)

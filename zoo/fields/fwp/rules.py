@@ -22,23 +22,32 @@ import torch
 from ...fast.tanh import tanh as compiled_tanh
 from ..small_softmax import small_softmax
 from .fast_weight import outer, retrieve
+from .stage_linear import StageLinear
 
 
 @dataclass
 class Write:
     """What a rule writes, before it meets W: activated key, value and learning rate.
     ``key_logits``: the key field holds logits whose softmax over the key axis is the key
-    (the Hebb fast read takes that softmax inside its kernel)."""
+    (the Hebb fast read takes that softmax inside its kernel). On the Hebb fast path a field
+    may be its layer of the stage inputs, unformed (:class:`StageLinear`)."""
 
-    key: torch.Tensor
-    value: torch.Tensor
-    rate: torch.Tensor
+    key: torch.Tensor | StageLinear
+    value: torch.Tensor | StageLinear
+    rate: torch.Tensor | StageLinear
     key_logits: bool = False
 
-    def formed_key(self) -> torch.Tensor:
-        """The key itself: the softmax of logits in the stage-last layout of the fast path
-        that leaves them (:func:`small_softmax`'s fast kernel), else the key field."""
-        return small_softmax(self.key, fast=True) if self.key_logits else self.key
+    def formed(self, values: bool = True) -> Write:
+        """The same write as tensors in the fast path's stage-last layout: layers evaluated,
+        the keys' softmax taken (:func:`small_softmax`'s fast kernel); unformed values stay so
+        unless ``values``."""
+        key = _tensor(self.key)
+        return Write(small_softmax(key, fast=True) if self.key_logits else key,
+                     _tensor(self.value) if values else self.value, _tensor(self.rate))
+
+
+def _tensor(x: torch.Tensor | StageLinear) -> torch.Tensor:
+    return x.tensor() if isinstance(x, StageLinear) else x
 
 
 class Rule:
@@ -51,7 +60,7 @@ class Rule:
 
     transposed: bool = False
     reads_state: bool = True
-    #: the values enter the term as the slow net gives them (no activation)
+    #: the values and learning rates enter the term as the slow net gives them (no activation)
     linear_values: bool = False
 
     def write(self, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
@@ -108,7 +117,8 @@ class Hebb(Rule):
         return not self.activate_values
 
     def write(self, k, v, beta, fast=False):
-        """``fast``: the keys left as logits (:attr:`Write.key_logits`)."""
+        """``fast``: the keys left as logits (:attr:`Write.key_logits`), the raw outputs as
+        the slow net gives them (layers where it defers them)."""
         if self.activate_values:
             v, beta = value_tanh(v, fast), torch.sigmoid(beta)
         return Write(k, v, beta, key_logits=True) if fast else Write(small_softmax(k), v, beta)

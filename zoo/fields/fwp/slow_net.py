@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from .fast_weight import Layout, head_linear, split_heads
-from .folded_norm import foldable, folded_layer_norm
+from .folded_norm import foldable, folded_factors, folded_layer_norm
 from .stage_linear import StageLinear
 
 
@@ -38,19 +38,31 @@ class SlowNet(nn.Module):
         """Raw per-head outputs from an embedding z (..., d)."""
         return split_heads(self.out(z), self.heads).split(self.parts, -1)
 
-    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> tuple[torch.Tensor, ...]:
+    def forward(self, x: torch.Tensor, layout: Layout = "rows"
+                ) -> tuple[torch.Tensor, ...] | tuple[StageLinear, ...]:
         """Raw per-head outputs at x in ``layout`` (:func:`head_linear`). The fast paths'
         layouts go through :func:`folded_layer_norm` where that saves work, and make each
-        output (k, v, β) its own product (the rows of ``out`` regrouped by part)."""
+        output (k, v, β) its own product (the rows of ``out`` regrouped by part); ``deferred``
+        leaves each its layer of the stage inputs, unformed (:class:`StageLinear`, scaled by
+        1/σ when folded)."""
         if layout == "rows":
             return self.split(self.embed(x))
-        if foldable(self.input_proj, self.out.in_features):
+        scale = None
+        if not foldable(self.input_proj, self.out.in_features):
+            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
+        elif layout == "deferred":
+            x_bar, scale, weight, bias = folded_factors(x, self.input_proj,
+                                                        self.input_layer_norm, self.out.weight,
+                                                        self.out.bias)
+            z = x_bar.mT
+        else:
             z, weight, bias = folded_layer_norm(x, self.input_proj, self.input_layer_norm,
                                                 self.out.weight, self.out.bias)
-        else:
-            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
         weights = weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
         biases = bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
+        if layout == "deferred":
+            return tuple(StageLinear(w.flatten(0, 1), b.flatten(), z, self.heads, scale)
+                         for w, b in zip(weights, biases))
         return tuple(head_linear(w.flatten(0, 1), b.flatten(), z, self.heads, layout)
                      for w, b in zip(weights, biases))
 

@@ -7,7 +7,9 @@ inputs,
     ⟨v_u, q⟩ = (q W_h) z_u + ⟨q, b_h⟩,     Σ_u w_u v_u = W_h (Σ_u w_u z_u) + b_h Σ_u w_u,
 
 products of width ``in`` (Speech: 21) per stage instead of the H·c-wide layer (128) and its
-gradient.
+gradient. The Hebb-CDE keys and learning rates are such layers too, of the stage inputs scaled
+per stage (z_u s_u, the folded LayerNorm's x̄_u/σ_u, :mod:`zoo.fields.fwp.folded_norm`), which
+:func:`zoo.fast.layer_read.layer_read` reads without forming them.
 """
 
 from __future__ import annotations
@@ -21,27 +23,34 @@ from .fast_weight import head_linear
 
 @dataclass
 class StageLinear:
-    """v = z Wᵀ + b per head for stage inputs z (B, U, in); weight (H·c, in), bias (H·c,)."""
+    """v = (z s) Wᵀ + b per head for stage inputs z (B, U, in) and optional per-stage scales
+    s (B, U); weight (H·c, in), bias (H·c,)."""
 
     weight: torch.Tensor
     bias: torch.Tensor
     z: torch.Tensor
     heads: int
+    scale: torch.Tensor | None = None
+
+    @property
+    def inputs(self) -> torch.Tensor:
+        """The scaled stage inputs z s (B, U, in)."""
+        return self.z if self.scale is None else self.z * self.scale[..., None]
 
     def tensor(self) -> torch.Tensor:
         """The values (B, U, H, c), stage-last (:func:`head_linear`)."""
-        return head_linear(self.weight, self.bias, self.z, self.heads, "stage_last")
+        return head_linear(self.weight, self.bias, self.inputs, self.heads, "stage_last")
 
     def dot(self, q: torch.Tensor) -> torch.Tensor:
         """⟨v_u, q⟩ per sample and head for q (B, H, c): (B, H, U)."""
         weight, bias = self._per_head()
         folded = torch.einsum("bhc,hci->bhi", q, weight)
-        return torch.baddbmm(torch.einsum("bhc,hc->bh", q, bias)[..., None], folded, self.z.mT)
+        return torch.baddbmm(torch.einsum("bhc,hc->bh", q, bias)[..., None], folded, self.inputs.mT)
 
     def weighted_sum(self, w: torch.Tensor) -> torch.Tensor:
         """Σ_u w_u v_u per sample and head for weights w (B, H, U): (B, H, c)."""
         weight, bias = self._per_head()
-        inputs = torch.bmm(w, self.z)
+        inputs = torch.bmm(w, self.inputs)
         return torch.einsum("bhi,hci->bhc", inputs, weight) + w.sum(-1)[..., None] * bias
 
     def _per_head(self) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,169 @@
+// The Hebb read through the keys' layer (zoo/fast/layer_read.py), per sample b and head j:
+//   P_u = A x_u  (M = H (h + 1) rows: the H h keys, head-major, then the H rates)
+//   [l_u; beta_u] = s_u P_u + bias,  p_u = softmax(l_u) per head,  w_u = c_u a_u beta_u,
+//   y = sum_u w_u p_u
+// backward: g_u = <p_u, dy>;  dl_u = w_u p_u (dy - g_u);  dbeta_u = c_u a_u g_u;
+//   da_u = c_u beta_u g_u;  D_u = [dl_u; dbeta_u]:  dA += sum_u D_u (s_u x_u)^T,
+//   dbias += sum_u D_u,  ds_u = <D_u, P_u>.
+// x (B, K, U), s and c (B, U), a (B, H, U), y (B, H, h). The stages go in blocks of kBlock
+// through the tiles of product.h and the softmax of softmax.h, so P, the logits and their
+// gradients never leave the cache; a block's missing stages are zeros (c = a = 0 there: they add
+// nothing). Samples [b0, b1) per call; the backward adds to its own dA and dbias.
+#include <vector>
+
+#include "product.h"
+#include "softmax.h"
+
+constexpr long kBlock = 128;
+
+template <typename T> struct Shape {
+  long H, h, K, U;
+  long rows() const { return H * (h + 1); }
+};
+
+// a block's stages [u0, u0 + w) of sample b, zero-padded to kBlock, and P = A x over it
+template <typename T> struct Block {
+  std::vector<T> x, s, c, a, P, pad, part;
+  explicit Block(const Shape<T>& n)
+      : x(n.K * kBlock), s(kBlock), c(kBlock), a(n.H * kBlock), P(n.rows() * kBlock),
+        pad(n.K * Vector<T>::lanes, T(0)), part(kRows * Vector<T>::lanes) {}
+
+  void load(const Shape<T>& n, const T* A, const T* xs, const T* ss, const T* cs, const T* as,
+            long b, long u0, long w) {
+    auto copy = [&](T* to, const T* from) {
+      std::memcpy(to, from, w * sizeof(T));
+      std::memset(to + w, 0, (kBlock - w) * sizeof(T));
+    };
+    for (long k = 0; k < n.K; ++k) copy(x.data() + k * kBlock, xs + (b * n.K + k) * n.U + u0);
+    for (long j = 0; j < n.H; ++j) copy(a.data() + j * kBlock, as + (b * n.H + j) * n.U + u0);
+    copy(s.data(), ss + b * n.U + u0);
+    copy(c.data(), cs + b * n.U + u0);
+    left_matrix(n.rows(), n.K, kBlock, A, static_cast<const T*>(nullptr), x.data(), kBlock,
+                P.data(), kBlock, pad.data(), part.data());
+  }
+
+  // head j's key probabilities (h, kBlock) and weights w_u = c_u a_u beta_u (beta too if asked)
+  void head(const Shape<T>& n, const T* bias, long j, T* logits, T* probs, T* w, T* beta) const {
+    for (long i = 0; i < n.h; ++i) {
+      const long r = j * n.h + i;
+      const T* __restrict p = P.data() + r * kBlock;
+      T* __restrict l = logits + i * kBlock;
+#pragma omp simd
+      for (long u = 0; u < kBlock; ++u) l[u] = s[u] * p[u] + bias[r];
+    }
+    softmax_rows(n.h, kBlock, kBlock, logits, probs);
+    const long r = n.H * n.h + j;
+    const T* __restrict p = P.data() + r * kBlock;
+    const T* __restrict aj = a.data() + j * kBlock;
+#pragma omp simd
+    for (long u = 0; u < kBlock; ++u) {
+      const T rate = s[u] * p[u] + bias[r];
+      if (beta) beta[u] = rate;
+      w[u] = c[u] * aj[u] * rate;
+    }
+  }
+};
+
+template <typename T>
+static T dot(const T* __restrict x, const T* __restrict y, long w) {
+  T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+  for (long u = 0; u < w; ++u) sum += x[u] * y[u];
+  return sum;
+}
+
+template <typename T>
+static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x, const T* s,
+                       const T* c, const T* a, T* y, long b0, long b1) {
+  Block<T> block(n);
+  std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock);
+  for (long b = b0; b < b1; ++b) {
+    T* yb = y + b * n.H * n.h;
+    std::memset(yb, 0, n.H * n.h * sizeof(T));
+    for (long u0 = 0; u0 < n.U; u0 += kBlock) {
+      block.load(n, A, x, s, c, a, b, u0, n.U - u0 < kBlock ? n.U - u0 : kBlock);
+      for (long j = 0; j < n.H; ++j) {
+        block.head(n, bias, j, logits.data(), probs.data(), w.data(), static_cast<T*>(nullptr));
+        for (long i = 0; i < n.h; ++i)
+          yb[j * n.h + i] += dot(probs.data() + i * kBlock, w.data(), kBlock);
+      }
+    }
+  }
+}
+
+template <typename T>
+static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, const T* x,
+                                const T* s, const T* c, const T* a, const T* dy, T* dA, T* dbias,
+                                T* ds, T* da, long b0, long b1) {
+  using V = typename Vector<T>::type;
+  const long M = n.rows();
+  Block<T> block(n);
+  std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock), beta(kBlock), g(kBlock),
+      D(M * kBlock), dsb(kBlock);
+  std::vector<V> acc(M * n.K, V{}), sums(M, V{});
+  for (long b = b0; b < b1; ++b) {
+    for (long u0 = 0; u0 < n.U; u0 += kBlock) {
+      const long width = n.U - u0 < kBlock ? n.U - u0 : kBlock;
+      block.load(n, A, x, s, c, a, b, u0, width);
+      for (long j = 0; j < n.H; ++j) {
+        block.head(n, bias, j, logits.data(), probs.data(), w.data(), beta.data());
+        const T* gy = dy + (b * n.H + j) * n.h;
+        T* __restrict gu = g.data();
+        std::memset(gu, 0, kBlock * sizeof(T));
+        for (long i = 0; i < n.h; ++i) {
+          const T* __restrict p = probs.data() + i * kBlock;
+#pragma omp simd
+          for (long u = 0; u < kBlock; ++u) gu[u] += p[u] * gy[i];
+        }
+        for (long i = 0; i < n.h; ++i) {
+          const T* __restrict p = probs.data() + i * kBlock;
+          T* __restrict out = D.data() + (j * n.h + i) * kBlock;
+#pragma omp simd
+          for (long u = 0; u < kBlock; ++u) out[u] = w[u] * p[u] * (gy[i] - gu[u]);
+        }
+        const T* __restrict cb = block.c.data();
+        const T* __restrict aj = block.a.data() + j * kBlock;
+        T* __restrict drate = D.data() + (n.H * n.h + j) * kBlock;
+        T* __restrict daj = da + (b * n.H + j) * n.U + u0;
+#pragma omp simd
+        for (long u = 0; u < kBlock; ++u) drate[u] = cb[u] * aj[u] * gu[u];
+#pragma omp simd
+        for (long u = 0; u < width; ++u) daj[u] = cb[u] * beta[u] * gu[u];
+      }
+      T* __restrict dsu = dsb.data();
+      std::memset(dsu, 0, kBlock * sizeof(T));
+      for (long r = 0; r < M; ++r) {
+        const T* __restrict d = D.data() + r * kBlock;
+        const T* __restrict p = block.P.data() + r * kBlock;
+#pragma omp simd
+        for (long u = 0; u < kBlock; ++u) dsu[u] += d[u] * p[u];
+      }
+      std::memcpy(ds + b * n.U + u0, dsu, width * sizeof(T));
+      for (long k = 0; k < n.K; ++k) {  // the block's inputs scaled, s_u x_u
+        T* __restrict xk = block.x.data() + k * kBlock;
+        const T* __restrict sb = block.s.data();
+#pragma omp simd
+        for (long u = 0; u < kBlock; ++u) xk[u] *= sb[u];
+      }
+      grad_matrix(M, n.K, kBlock, D.data(), block.x.data(), acc.data(), sums.data());
+    }
+  }
+  reduce_lanes(M * n.K, acc.data(), static_cast<const T*>(nullptr), dA);
+  reduce_lanes(M, sums.data(), static_cast<const T*>(nullptr), dbias);
+}
+
+#define LAYER_READ_EXPORTS(T, suffix)                                                        \
+  extern "C" void layer_read_##suffix(long H, long h, long K, long U, const T* A,          \
+                                      const T* bias, const T* x, const T* s, const T* c,     \
+                                      const T* a, T* y, long b0, long b1) {                  \
+    layer_read(Shape<T>{H, h, K, U}, A, bias, x, s, c, a, y, b0, b1);                        \
+  }                                                                                          \
+  extern "C" void layer_read_backward_##suffix(                                              \
+      long H, long h, long K, long U, const T* A, const T* bias, const T* x, const T* s,     \
+      const T* c, const T* a, const T* dy, T* dA, T* dbias, T* ds, T* da, long b0, long b1) { \
+    layer_read_backward(Shape<T>{H, h, K, U}, A, bias, x, s, c, a, dy, dA, dbias, ds, da, b0, \
+                        b1);                                                                 \
+  }
+
+LAYER_READ_EXPORTS(float, f32)
+LAYER_READ_EXPORTS(double, f64)
