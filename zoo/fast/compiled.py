@@ -10,7 +10,8 @@ CPU's flags, and written atomically.
 build, kernels off), :func:`kernel` returns None and warns once with the reason; the callers then
 run their torch-operation form, which gives the same numbers. :func:`use_compiled` makes that
 choice for a call, :func:`function` finds a kernel's entry for a dtype, and :func:`chunks` with
-:func:`each_chunk` split independent work (samples, lanes) between threads.
+:func:`each_chunk` split independent work (samples, lanes) between threads;
+:func:`torch_form_gradient` gives the gradient of an input a kernel does not differentiate.
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ def each_chunk(ranges: list[tuple[int, int]], run: Callable[[int, int, int], Non
     run(0, *ranges[0])
     for future in others:
         future.result()
+
+
+def torch_form_gradient(operation: Callable, inputs: list[torch.Tensor], index: int,
+                        grad: torch.Tensor) -> torch.Tensor:
+    """The gradient of ``inputs[index]`` through ``operation(*inputs, form="torch")``: for an
+    input a kernel does not differentiate (the fast paths' data, which needs none)."""
+    with torch.enable_grad():
+        inputs = [x.detach().requires_grad_(i == index) if isinstance(x, torch.Tensor) else x
+                  for i, x in enumerate(inputs)]
+        return torch.autograd.grad(operation(*inputs, form="torch"), inputs[index], grad)[0]
 
 
 @functools.cache

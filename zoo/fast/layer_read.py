@@ -16,7 +16,7 @@ Its torch form writes the keys and rates of every stage (Hebb-CDE: 61,568 stages
 them back each way; on CPU it runs compiled (``kernels/layer_read.cpp``): per sample, blocks of
 stages through the layer, the softmax and the read in cache, the layer recomputed in the
 backward pass. The gradient of s comes from the layer's own outputs, so no product forms the
-gradient of the inputs.
+gradient of the inputs x (data on the fast paths; where one needs it, it takes the torch form).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from __future__ import annotations
 import torch
 from torch.autograd.function import once_differentiable
 
-from .compiled import Form, chunks, each_chunk, function, longs, pointers, use_compiled
+from .compiled import (Form, chunks, each_chunk, function, longs, pointers, torch_form_gradient,
+                       use_compiled)
 
 
 def layer_read(A: torch.Tensor, bias: torch.Tensor, x: torch.Tensor, s: torch.Tensor,
@@ -66,14 +67,7 @@ class _LayerRead(torch.autograd.Function):
         each_chunk(parts, lambda index, b0, b1: call(
             *longs(H, h, K, U), *pointers(A, bias, x, s, c, a, grad, dA[index], dbias[index], ds,
                                           da), *longs(b0, b1)))
-        dx = None if not ctx.needs_input_grad[2] else _input_gradient(A, bias, x, s, c, a, grad)
+        dx = None if not ctx.needs_input_grad[2] else torch_form_gradient(
+            layer_read, [A, bias, x, s, c, a], 2, grad)
         return dA.sum(0), dbias.sum(0), dx, ds, None, da
 
-
-def _input_gradient(A, bias, x, s, c, a, grad) -> torch.Tensor:
-    """x̄ through the torch form: the fast paths' inputs are data and need none, so the kernel
-    forms no such product."""
-    with torch.enable_grad():
-        x = x.detach().requires_grad_()
-        y = layer_read(A.detach(), bias.detach(), x, s.detach(), c, a.detach(), form="torch")
-        return torch.autograd.grad(y, x, grad)[0]

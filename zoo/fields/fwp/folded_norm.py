@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ...fast.shared_product import shared_product
+from ...fast.norm_scale import norm_scale
 
 
 def foldable(inner: nn.Module, width: int) -> bool:
@@ -43,13 +43,12 @@ def folded_factors(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(x̄, 1/σ, F, c) of :func:`folded_layer_norm`, x̄ (…, u+1, N) and 1/σ (…, N) apart (a
     kernel that takes them so needs no gradient of x̄/σ, :mod:`zoo.fast.layer_read`). The
-    quadratic form runs in x̄'s layout, as one :func:`shared_product` with Q per sample."""
+    quadratic form runs in x̄'s layout (:func:`norm_scale`)."""
     centred = torch.cat([inner.weight, inner.bias[:, None]], 1).double()
     centred = centred - centred.mean(0)  # Ā = C [A a]
     gram = centred.T @ centred / centred.shape[0]  # Q
     x_bar = torch.cat([x.mT, x.new_ones(*x.shape[:-2], 1, x.shape[-2])], -2)  # (…, u+1, N)
-    wide = x_bar.double().reshape(-1, *x_bar.shape[-2:])
-    quadratic = (shared_product(gram, None, wide) * wide).sum(1)
-    rstd = torch.rsqrt(quadratic + norm.eps).to(x.dtype).view(*x_bar.shape[:-2], -1)
+    rstd = norm_scale(gram, x_bar.reshape(-1, *x_bar.shape[-2:]), norm.eps)
+    rstd = rstd.to(x.dtype).view(*x_bar.shape[:-2], -1)
     weight = (outer_weight * norm.weight) @ centred.to(x.dtype)
     return x_bar, rstd, weight, torch.addmv(outer_bias, outer_weight, norm.bias)
