@@ -1,4 +1,5 @@
-"""(X(t), X′(t)) from one gather (zoo/fast/control_stages.py): bit for bit torchcde's calls."""
+"""(X(t), X′(t)) in one pass (zoo/fast/control_stages.py), compiled or gathered once: bit for bit
+torchcde's calls."""
 
 from __future__ import annotations
 
@@ -6,20 +7,27 @@ import pytest
 import torch
 import torchcde
 
+from zoo.fast.compiled import kernel
 from zoo.fast.control_stages import value_and_derivative
 
 
 HERMITE = torchcde.hermite_cubic_coefficients_with_backward_differences
 
 
+@pytest.mark.parametrize("form", [
+    pytest.param("compiled", marks=pytest.mark.skipif(kernel("spline_stages") is None,
+                                                      reason="no C++ compiler")), "torch"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("coefficients", [torchcde.natural_cubic_coeffs, HERMITE])
-def test_equals_torchcde_bit_for_bit(coefficients):
+def test_equals_torchcde_bit_for_bit(coefficients, dtype, form, torch_threads):
+    torch_threads(2)
     gen = torch.Generator().manual_seed(0)
-    times = torch.tensor([0.0, 0.7, 1.5, 3.0, 3.2, 5.0])
-    path = torchcde.CubicSpline(coefficients(torch.randn(3, 6, 4, generator=gen), t=times), t=times)
+    times = torch.tensor([0.0, 0.7, 1.5, 3.0, 3.2, 5.0], dtype=dtype)
+    values = torch.randn(3, 6, 4, generator=gen, dtype=dtype)
+    path = torchcde.CubicSpline(coefficients(values, t=times), t=times)
     # stage times inside, on the knots and outside the observations; one scalar time
-    for t in (torch.linspace(-0.5, 5.5, 23), times, torch.tensor(2.2)):
-        x, dx = value_and_derivative(path, t)
+    for t in (torch.linspace(-0.5, 5.5, 23, dtype=dtype), times, torch.tensor(2.2, dtype=dtype)):
+        x, dx = value_and_derivative(path, t, form=form)
         assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
 
 

@@ -35,7 +35,9 @@ def test_compiled_equals_the_torch_form(dtype, threads, columns, torch_threads):
 
 
 def test_gradients_match_finite_differences():
-    Q, X = inputs(torch.float64, torch.Generator().manual_seed(1), samples=2, K=3, columns=5)
-    Q = Q + torch.randn(3, 3, dtype=torch.float64)  # not symmetric: the form reads both halves
+    gen = torch.Generator().manual_seed(1)
+    Q, X = inputs(torch.float64, gen, samples=2, K=3, columns=5)
+    # not symmetric (the form reads both halves), still positive definite
+    Q = Q + 0.1 * torch.randn(3, 3, dtype=torch.float64, generator=gen)
     assert torch.autograd.gradcheck(lambda Q, X: norm_scale(Q, X, 1e-5, form="compiled"),
                                     [Q.requires_grad_(), X.requires_grad_()])
