@@ -5,10 +5,10 @@
   folded into input space, ``zoo/fields/fwp/folded_norm.py``). It does not depend on the fast
   weights, so no reformulation of the learning rule removes it; the fast paths compute exactly
   this once. Raw values that a read takes through their layer (Hebb-CDE,
-  ``zoo/fields/fwp/stage_linear.py``) are not formed, so the floor leaves them out; keys and
-  learning rates that the read takes through their layer too (``zoo/fast/layer_read.py``) are
-  counted as that read with unit weights (every stage's keys, softmax and rate in cache,
-  forward and backward): the keys and rates alone, less than any read needs.
+  ``zoo/fields/fwp/stage_linear.py``) are not formed, so the floor leaves them out; where the
+  keys and learning rates are read through their layer too (``zoo/fast/layer_read.py``), the
+  floor is that read with unit stage weights and query (every stage's keys, softmax, rate and
+  value in cache, forward and backward).
 * Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
   of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
   reads the state the one before produced, as the stages do) in one graph, forward and
@@ -44,12 +44,12 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if isinstance(body, FWPBody):
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
-            if isinstance(writes.key, StageLinear):  # the keys and rates read once, in cache
-                batch, _, stages = writes.key.z.mT.shape
-                ones = writes.key.z.new_ones(batch, stages)
-                read = key_layer_read(writes.key, writes.rate, ones,
-                                      ones[:, None].expand(-1, writes.key.heads, -1))
-                total = read.sum()
+            if isinstance(writes.key, StageLinear):  # keys, rates and values read once
+                batch, stages = writes.key.z.shape[:2]
+                q = writes.key.z.new_ones(batch, writes.key.heads, writes.value.weight.shape[0]
+                                          // writes.key.heads)
+                total = key_layer_read(writes.key, writes.rate, q.new_ones(batch, stages),
+                                       writes.value, q).sum()
             else:
                 writes = writes.formed(values=False)
                 total = writes.key.sum() + writes.rate.sum()

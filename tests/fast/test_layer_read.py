@@ -1,4 +1,4 @@
-"""The Hebb read through its keys' layer (zoo/fast/layer_read.py): compiled = torch form, value
+"""The Hebb read through its keys' and values' layers (zoo/fast/layer_read.py): compiled = torch form, value
 and gradients, over block edges and thread splits; gradients against finite differences."""
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ pytestmark = pytest.mark.skipif(kernel("layer_read") is None,
                                 reason="no C++ compiler: the compiled read cannot be built")
 
 
-def inputs(dtype, gen, batch=5, heads=3, h=4, K=7, stages=37):
+def inputs(dtype, gen, batch=5, heads=3, h=4, K=7, Kv=5, stages=37):
     shapes = ((heads * (h + 1), K), (heads * (h + 1),), (batch, K, stages), (batch, stages),
-              (batch, stages), (batch, heads, stages))
-    A, bias, x, s, c, a = (torch.randn(*shape, dtype=dtype, generator=gen) for shape in shapes)
-    return [A, bias, x, s.abs() + 0.5, a], c.abs()  # c (the grid's weights): no gradient
+              (batch, stages), (batch, heads, Kv), (batch, heads), (batch, Kv, stages))
+    A, bias, x, s, c, f, e, v = (torch.randn(*shape, dtype=dtype, generator=gen)
+                                 for shape in shapes)
+    return [A, bias, x, s.abs() + 0.5, f, e, v], c.abs()  # c (the grid's weights): no gradient
 
 
 def read(c):
-    return lambda A, bias, x, s, a, form="auto": layer_read(A, bias, x, s, c, a, form=form)
+    return lambda A, bias, x, s, f, e, v, form="auto": layer_read(A, bias, x, s, c, f, e, v,
+                                                                  form=form)
 
 
 @pytest.mark.parametrize("stages", [37, 128, 300])
@@ -38,6 +40,6 @@ def test_compiled_equals_the_torch_form(dtype, threads, stages, torch_threads):
 
 def test_gradients_match_finite_differences():
     tensors, c = inputs(torch.float64, torch.Generator().manual_seed(1), batch=2, heads=2, h=3,
-                        K=3, stages=5)
+                        K=3, Kv=2, stages=5)
     tensors = [t.requires_grad_() for t in tensors]
     assert torch.autograd.gradcheck(lambda *x: read(c)(*x, form="compiled"), tensors)

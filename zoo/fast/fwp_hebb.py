@@ -39,11 +39,11 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     writes (B, H, h, U) in place, the keys' softmax taken inside it when they come as logits).
     Values left unformed (:class:`StageLinear`) are read through their layer: ⟨v_u, q⟩ or
     Σ_u w_u v_u from the stage inputs; keys and rates left so too (Hebb-CDE as coded) are read
-    with them, never formed (:func:`layer_read`)."""
+    with them, none ever formed (:func:`layer_read`)."""
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
     values = writes.value
     if isinstance(values, StageLinear) and transpose and isinstance(writes.key, StageLinear):
-        read = key_layer_read(writes.key, writes.rate, coef, values.dot(q))
+        read = key_layer_read(writes.key, writes.rate, coef, values, q)
         return retrieve(w0, q, transpose) + read
     writes = writes.formed(values=False)
     rate = writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]  # c β (B, H, U)
@@ -65,13 +65,13 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
 
 
 def key_layer_read(keys: StageLinear, rates: StageLinear, coef: torch.Tensor,
-                       a: torch.Tensor) -> torch.Tensor:
-    """Σ_u c_u β_u a_u softmax(k_u) per sample and head (B, H, h), the keys and rates one layer
-    of the same stage inputs (:func:`layer_read`)."""
+                   values: StageLinear, q: torch.Tensor) -> torch.Tensor:
+    """Σ_u c_u β_u ⟨v_u, q⟩ softmax(k_u) per sample and head (B, H, h), the keys and rates one
+    layer of the same stage inputs, the values another (:func:`layer_read`)."""
     x = keys.z.mT  # (B, K, U), the stage-last memory of the folded inputs
     scale = keys.scale if keys.scale is not None else x.new_ones(x.shape[0], x.shape[2])
     return layer_read(torch.cat([keys.weight, rates.weight]), torch.cat([keys.bias, rates.bias]),
-                      x, scale, coef, a)
+                      x, scale, coef, *values.query_folded(q), values.inputs.mT)
 
 
 def _weighted_values(writes: Write, rate: torch.Tensor, q: torch.Tensor) -> torch.Tensor:

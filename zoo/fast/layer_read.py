@@ -29,45 +29,49 @@ from .compiled import (Form, chunks, each_chunk, function, longs, pointers, torc
 
 
 def layer_read(A: torch.Tensor, bias: torch.Tensor, x: torch.Tensor, s: torch.Tensor,
-               c: torch.Tensor, a: torch.Tensor, form: Form = "auto") -> torch.Tensor:
-    """Σ_u c_u a_u β_u softmax(l_u) per sample and head, (B, H, h), for the layer A (H·(h+1), K)
-    and bias (H·(h+1),), inputs x (B, K, U), scales s (B, U), weights c (B, U) (no gradient)
-    and a (B, H, U)."""
-    if use_compiled(form, "layer_read", A, bias, x, s, c, a):
-        return _LayerRead.apply(A, bias, x, s, c, a)
-    heads = a.shape[1]
+               c: torch.Tensor, f: torch.Tensor, e: torch.Tensor, v: torch.Tensor,
+               form: Form = "auto") -> torch.Tensor:
+    """Σ_u c_u a_u β_u softmax(l_u) per sample and head, (B, H, h), for the keys' and rates'
+    layer A (H·(h+1), K) and bias (H·(h+1),) on inputs x (B, K, U) scaled by s (B, U), stage
+    weights c (B, U) (no gradient) and a_u = f v_u + e from f (B, H, Kv), e (B, H) and the
+    values' inputs v (B, Kv, U)."""
+    if use_compiled(form, "layer_read", A, bias, x, s, c, f, e, v):
+        return _LayerRead.apply(A, bias, x, s, c, f, e, v)
+    heads = f.shape[1]
     raw = torch.matmul(A, x) * s[:, None] + bias[:, None]  # (B, H·(h+1), U)
     keys = raw[:, :-heads].unflatten(1, (heads, -1))
+    a = torch.bmm(f, v) + e[..., None]
     w = c[:, None] * a * raw[:, -heads:]
     return (torch.softmax(keys, 2) * w[:, :, None]).sum(-1)
 
 
 class _LayerRead(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, A, bias, x, s, c, a):
-        A, bias, x, s, c, a = (t.contiguous() for t in (A, bias, x, s, c, a))
-        ctx.save_for_backward(A, bias, x, s, c, a)
-        (B, H, U), K = a.shape, x.shape[1]
-        y = a.new_empty(B, H, A.shape[0] // H - 1)
-        call = function("layer_read", "layer_read", a.dtype)
+    def forward(ctx, *operands):
+        operands = [t.contiguous() for t in operands]
+        ctx.save_for_backward(*operands)
+        A, _, x, _, _, f, _, v = operands
+        (B, H, Kv), (K, U) = f.shape, x.shape[1:]
+        y = x.new_empty(B, H, A.shape[0] // H - 1)
+        call = function("layer_read", "layer_read", x.dtype)
         each_chunk(chunks(B), lambda _, b0, b1: call(
-            *longs(H, y.shape[2], K, U), *pointers(A, bias, x, s, c, a, y), *longs(b0, b1)))
+            *longs(H, y.shape[2], K, Kv, U), *pointers(*operands, y), *longs(b0, b1)))
         return y
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
-        A, bias, x, s, c, a = ctx.saved_tensors
+        operands = ctx.saved_tensors
+        A, bias, x, s, _, f, e, v = operands
         grad = grad.contiguous()
-        (B, H, U), K, h = a.shape, x.shape[1], grad.shape[2]
+        (B, H, Kv), (K, U), h = f.shape, x.shape[1:], grad.shape[2]
         parts = chunks(B)
         dA, dbias = A.new_empty(len(parts), *A.shape), bias.new_empty(len(parts), *bias.shape)
-        ds, da = torch.empty_like(s), torch.empty_like(a)
-        call = function("layer_read", "layer_read_backward", a.dtype)
+        ds, df, de = torch.empty_like(s), torch.empty_like(f), torch.empty_like(e)
+        call = function("layer_read", "layer_read_backward", x.dtype)
         each_chunk(parts, lambda index, b0, b1: call(
-            *longs(H, h, K, U), *pointers(A, bias, x, s, c, a, grad, dA[index], dbias[index], ds,
-                                          da), *longs(b0, b1)))
-        dx = None if not ctx.needs_input_grad[2] else torch_form_gradient(
-            layer_read, [A, bias, x, s, c, a], 2, grad)
-        return dA.sum(0), dbias.sum(0), dx, ds, None, da
-
+            *longs(H, h, K, Kv, U), *pointers(*operands, grad, dA[index], dbias[index], ds, df,
+                                              de), *longs(b0, b1)))
+        dx, dv = (torch_form_gradient(layer_read, list(operands), i, grad)
+                  if ctx.needs_input_grad[i] else None for i in (2, 7))
+        return dA.sum(0), dbias.sum(0), dx, ds, None, df, de, dv

@@ -1,14 +1,16 @@
-// The Hebb read through the keys' layer (zoo/fast/layer_read.py), per sample b and head j:
+// The Hebb read through the keys' and values' layers (zoo/fast/layer_read.py), per sample b and
+// head j:
 //   P_u = A x_u  (M = H (h + 1) rows: the H h keys, head-major, then the H rates)
-//   [l_u; beta_u] = s_u P_u + bias,  p_u = softmax(l_u) per head,  w_u = c_u a_u beta_u,
-//   y = sum_u w_u p_u
+//   [l_u; beta_u] = s_u P_u + bias,  p_u = softmax(l_u) per head,  a_u = f_b v_u + e_b,
+//   w_u = c_u a_u beta_u,  y = sum_u w_u p_u
 // backward: g_u = <p_u, dy>;  dl_u = w_u p_u (dy - g_u);  dbeta_u = c_u a_u g_u;
 //   da_u = c_u beta_u g_u;  D_u = [dl_u; dbeta_u]:  dA += sum_u D_u (s_u x_u)^T,
-//   dbias += sum_u D_u,  ds_u = <D_u, P_u>.
-// x (B, K, U), s and c (B, U), a (B, H, U), y (B, H, h). The stages go in blocks of kBlock
-// through the tiles of product.h and the softmax of softmax.h, so P, the logits and their
-// gradients never leave the cache; a block's missing stages are zeros (c = a = 0 there: they add
-// nothing). Samples [b0, b1) per call; the backward adds to its own dA and dbias.
+//   dbias += sum_u D_u,  ds_u = <D_u, P_u>,  df_b = sum_u da_u v_u^T,  de_b = sum_u da_u.
+// x (B, K, U), v (B, Kv, U), s and c (B, U), f (B, H, Kv), e (B, H), y (B, H, h). The stages go
+// in blocks of kBlock through the tiles of product.h and the softmax of softmax.h, so P, a, the
+// logits and their gradients never leave the cache; a block's missing stages are zeros (c = 0
+// there: they add nothing). Samples [b0, b1) per call; the backward adds to its own dA, dbias.
+#include <algorithm>
 #include <vector>
 
 #include "product.h"
@@ -17,29 +19,36 @@
 constexpr long kBlock = 128;
 
 template <typename T> struct Shape {
-  long H, h, K, U;
+  long H, h, K, Kv, U;
   long rows() const { return H * (h + 1); }
 };
 
-// a block's stages [u0, u0 + w) of sample b, zero-padded to kBlock, and P = A x over it
-template <typename T> struct Block {
-  std::vector<T> x, s, c, a, P, pad, part;
-  explicit Block(const Shape<T>& n)
-      : x(n.K * kBlock), s(kBlock), c(kBlock), a(n.H * kBlock), P(n.rows() * kBlock),
-        pad(n.K * Vector<T>::lanes, T(0)), part(kRows * Vector<T>::lanes) {}
+// the operands of sample b
+template <typename T> struct Sample {
+  const T *x, *v, *s, *c, *f, *e;
+};
 
-  void load(const Shape<T>& n, const T* A, const T* xs, const T* ss, const T* cs, const T* as,
-            long b, long u0, long w) {
+// a block's stages [u0, u0 + w) of a sample, zero-padded to kBlock, and P = A x, a = f v + e
+template <typename T> struct Block {
+  std::vector<T> x, v, s, c, a, P, pad, part;
+  explicit Block(const Shape<T>& n)
+      : x(n.K * kBlock), v(n.Kv * kBlock), s(kBlock), c(kBlock), a(n.H * kBlock),
+        P(n.rows() * kBlock), pad((n.K > n.Kv ? n.K : n.Kv) * Vector<T>::lanes, T(0)),
+        part(kRows * Vector<T>::lanes) {}
+
+  void load(const Shape<T>& n, const T* A, const Sample<T>& in, long u0, long w) {
     auto copy = [&](T* to, const T* from) {
       std::memcpy(to, from, w * sizeof(T));
       std::memset(to + w, 0, (kBlock - w) * sizeof(T));
     };
-    for (long k = 0; k < n.K; ++k) copy(x.data() + k * kBlock, xs + (b * n.K + k) * n.U + u0);
-    for (long j = 0; j < n.H; ++j) copy(a.data() + j * kBlock, as + (b * n.H + j) * n.U + u0);
-    copy(s.data(), ss + b * n.U + u0);
-    copy(c.data(), cs + b * n.U + u0);
+    for (long k = 0; k < n.K; ++k) copy(x.data() + k * kBlock, in.x + k * n.U + u0);
+    for (long k = 0; k < n.Kv; ++k) copy(v.data() + k * kBlock, in.v + k * n.U + u0);
+    copy(s.data(), in.s + u0);
+    copy(c.data(), in.c + u0);
     left_matrix(n.rows(), n.K, kBlock, A, static_cast<const T*>(nullptr), x.data(), kBlock,
                 P.data(), kBlock, pad.data(), part.data());
+    left_matrix(n.H, n.Kv, kBlock, in.f, in.e, v.data(), kBlock, a.data(), kBlock, pad.data(),
+                part.data());
   }
 
   // head j's key probabilities (h, kBlock) and weights w_u = c_u a_u beta_u (beta too if asked)
@@ -73,15 +82,23 @@ static T dot(const T* __restrict x, const T* __restrict y, long w) {
 }
 
 template <typename T>
-static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x, const T* s,
-                       const T* c, const T* a, T* y, long b0, long b1) {
+static Sample<T> sample(const Shape<T>& n, const T* x, const T* v, const T* s, const T* c,
+                        const T* f, const T* e, long b) {
+  return {x + b * n.K * n.U, v + b * n.Kv * n.U, s + b * n.U, c + b * n.U, f + b * n.H * n.Kv,
+          e + b * n.H};
+}
+
+template <typename T>
+static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x, const T* v,
+                       const T* s, const T* c, const T* f, const T* e, T* y, long b0, long b1) {
   Block<T> block(n);
   std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock);
   for (long b = b0; b < b1; ++b) {
+    const Sample<T> in = sample(n, x, v, s, c, f, e, b);
     T* yb = y + b * n.H * n.h;
     std::memset(yb, 0, n.H * n.h * sizeof(T));
     for (long u0 = 0; u0 < n.U; u0 += kBlock) {
-      block.load(n, A, x, s, c, a, b, u0, n.U - u0 < kBlock ? n.U - u0 : kBlock);
+      block.load(n, A, in, u0, n.U - u0 < kBlock ? n.U - u0 : kBlock);
       for (long j = 0; j < n.H; ++j) {
         block.head(n, bias, j, logits.data(), probs.data(), w.data(), static_cast<T*>(nullptr));
         for (long i = 0; i < n.h; ++i)
@@ -93,18 +110,22 @@ static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x,
 
 template <typename T>
 static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, const T* x,
-                                const T* s, const T* c, const T* a, const T* dy, T* dA, T* dbias,
-                                T* ds, T* da, long b0, long b1) {
+                                const T* v, const T* s, const T* c, const T* f, const T* e,
+                                const T* dy, T* dA, T* dbias, T* ds, T* df, T* de, long b0,
+                                long b1) {
   using V = typename Vector<T>::type;
   const long M = n.rows();
   Block<T> block(n);
   std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock), beta(kBlock), g(kBlock),
-      D(M * kBlock), dsb(kBlock);
-  std::vector<V> acc(M * n.K, V{}), sums(M, V{});
+      D(M * kBlock), da(n.H * kBlock), dsb(kBlock);
+  std::vector<V> acc(M * n.K, V{}), sums(M, V{}), acc_f(n.H * n.Kv), sums_e(n.H);
   for (long b = b0; b < b1; ++b) {
+    const Sample<T> in = sample(n, x, v, s, c, f, e, b);
+    std::fill(acc_f.begin(), acc_f.end(), V{});
+    std::fill(sums_e.begin(), sums_e.end(), V{});
     for (long u0 = 0; u0 < n.U; u0 += kBlock) {
       const long width = n.U - u0 < kBlock ? n.U - u0 : kBlock;
-      block.load(n, A, x, s, c, a, b, u0, width);
+      block.load(n, A, in, u0, width);
       for (long j = 0; j < n.H; ++j) {
         block.head(n, bias, j, logits.data(), probs.data(), w.data(), beta.data());
         const T* gy = dy + (b * n.H + j) * n.h;
@@ -124,11 +145,11 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
         const T* __restrict cb = block.c.data();
         const T* __restrict aj = block.a.data() + j * kBlock;
         T* __restrict drate = D.data() + (n.H * n.h + j) * kBlock;
-        T* __restrict daj = da + (b * n.H + j) * n.U + u0;
+        T* __restrict daj = da.data() + j * kBlock;
 #pragma omp simd
         for (long u = 0; u < kBlock; ++u) drate[u] = cb[u] * aj[u] * gu[u];
 #pragma omp simd
-        for (long u = 0; u < width; ++u) daj[u] = cb[u] * beta[u] * gu[u];
+        for (long u = 0; u < kBlock; ++u) daj[u] = cb[u] * beta[u] * gu[u];
       }
       T* __restrict dsu = dsb.data();
       std::memset(dsu, 0, kBlock * sizeof(T));
@@ -146,23 +167,29 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
         for (long u = 0; u < kBlock; ++u) xk[u] *= sb[u];
       }
       grad_matrix(M, n.K, kBlock, D.data(), block.x.data(), acc.data(), sums.data());
+      grad_matrix(n.H, n.Kv, kBlock, da.data(), block.v.data(), acc_f.data(), sums_e.data());
     }
+    reduce_lanes(n.H * n.Kv, acc_f.data(), static_cast<const T*>(nullptr), df + b * n.H * n.Kv);
+    reduce_lanes(n.H, sums_e.data(), static_cast<const T*>(nullptr), de + b * n.H);
   }
   reduce_lanes(M * n.K, acc.data(), static_cast<const T*>(nullptr), dA);
   reduce_lanes(M, sums.data(), static_cast<const T*>(nullptr), dbias);
 }
 
+// operands in the order of zoo/fast/layer_read.py: A, bias, x, s, c, f, e, v
 #define LAYER_READ_EXPORTS(T, suffix)                                                        \
-  extern "C" void layer_read_##suffix(long H, long h, long K, long U, const T* A,          \
+  extern "C" void layer_read_##suffix(long H, long h, long K, long Kv, long U, const T* A,  \
                                       const T* bias, const T* x, const T* s, const T* c,     \
-                                      const T* a, T* y, long b0, long b1) {                  \
-    layer_read(Shape<T>{H, h, K, U}, A, bias, x, s, c, a, y, b0, b1);                        \
+                                      const T* f, const T* e, const T* v, T* y, long b0,     \
+                                      long b1) {                                             \
+    layer_read(Shape<T>{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, y, b0, b1);              \
   }                                                                                          \
   extern "C" void layer_read_backward_##suffix(                                              \
-      long H, long h, long K, long U, const T* A, const T* bias, const T* x, const T* s,     \
-      const T* c, const T* a, const T* dy, T* dA, T* dbias, T* ds, T* da, long b0, long b1) { \
-    layer_read_backward(Shape<T>{H, h, K, U}, A, bias, x, s, c, a, dy, dA, dbias, ds, da, b0, \
-                        b1);                                                                 \
+      long H, long h, long K, long Kv, long U, const T* A, const T* bias, const T* x,        \
+      const T* s, const T* c, const T* f, const T* e, const T* v, const T* dy, T* dA,        \
+      T* dbias, T* ds, T* df, T* de, long b0, long b1) {                                     \
+    layer_read_backward(Shape<T>{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, dy, dA, dbias,  \
+                        ds, df, de, b0, b1);                                                 \
   }
 
 LAYER_READ_EXPORTS(float, f32)

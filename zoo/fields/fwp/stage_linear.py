@@ -43,9 +43,13 @@ class StageLinear:
 
     def dot(self, q: torch.Tensor) -> torch.Tensor:
         """⟨v_u, q⟩ per sample and head for q (B, H, c): (B, H, U)."""
+        folded, offset = self.query_folded(q)
+        return torch.baddbmm(offset[..., None], folded, self.inputs.mT)
+
+    def query_folded(self, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(q W_h (B, H, in), ⟨q, b_h⟩ (B, H)): ⟨v_u, q⟩ as a layer of the stage inputs."""
         weight, bias = self._per_head()
-        folded = torch.einsum("bhc,hci->bhi", q, weight)
-        return torch.baddbmm(torch.einsum("bhc,hc->bh", q, bias)[..., None], folded, self.inputs.mT)
+        return torch.einsum("bhc,hci->bhi", q, weight), torch.einsum("bhc,hc->bh", q, bias)
 
     def weighted_sum(self, w: torch.Tensor) -> torch.Tensor:
         """Σ_u w_u v_u per sample and head for weights w (B, H, U): (B, H, c)."""
