@@ -37,9 +37,10 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     With the term r ⊗ p = (β v) ⊗ p the read is Σ_u c_u β_u ⟨a_u, q⟩ o_u, (a, o) = (p, v), or
     (v, p) when transposed (:func:`stage_read`, per sample and head, reading the stage-last
     writes (B, H, h, U) in place, the keys' softmax taken inside it when they come as logits).
-    Values left unformed (:class:`StageLinear`) are read through their layer: ⟨v_u, q⟩ or
-    Σ_u w_u v_u from the stage inputs; keys and rates left so too (Hebb-CDE as coded) are read
-    with them, none ever formed (:func:`layer_read`)."""
+    Raw values and rates (Hebb-CDE as coded) come as their layers of the stage inputs
+    (:class:`StageLinear`): transposed, the keys, rates and values are read through their
+    layers, none ever formed (:func:`layer_read`); else the values' Σ_u w_u v_u is.
+    """
     coef = _coefficients(grid, index, rows, w0.dtype)  # (B, U)
     values = writes.value
     if isinstance(values, StageLinear) and transpose and isinstance(writes.key, StageLinear):
@@ -51,16 +52,10 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
         read = _weighted_values(writes, rate, q)
         return retrieve(w0, q, transpose) + read
     probe = _heads_by_stage(rule.probe(writes))  # p (BH, h, U), or its logits
-    logits = writes.key_logits
-    if isinstance(values, StageLinear):  # Σ_u c β ⟨v_u, q⟩ p_u: ⟨v_u, q⟩ as a, q = 1
-        a = values.dot(q).flatten(0, 1)[:, None]
-        read = stage_read(a, probe, rate.flatten(0, 1), a.new_ones(len(a), 1),
-                          "o" if logits else None)
-    else:
-        target = _heads_by_stage(rule.target(writes))
-        a, o = (target, probe) if transpose else (probe, target)
-        softmax_of = ("o" if transpose else "a") if logits else None
-        read = stage_read(a, o, rate.flatten(0, 1), q.flatten(0, 1), softmax_of)
+    target = _heads_by_stage(rule.target(writes))
+    a, o = (target, probe) if transpose else (probe, target)
+    softmax_of = ("o" if transpose else "a") if writes.key_logits else None
+    read = stage_read(a, o, rate.flatten(0, 1), q.flatten(0, 1), softmax_of)
     return retrieve(w0, q, transpose) + read.view(q.shape)
 
 

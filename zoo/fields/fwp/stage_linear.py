@@ -1,4 +1,5 @@
-"""Per-head values that are a linear map of the stage inputs, kept unformed (the Hebb fast path).
+"""Per-head slow-net outputs that are a linear map of the stage inputs, kept unformed (the Hebb
+fast path).
 
 With raw values (the authors' Hebb-CDE code, facts §8.1) v_u = W_h z_u + b_h per head h, so a
 read needs no value at any stage: the query folds into the layer and the stage weights into the
@@ -9,7 +10,8 @@ inputs,
 products of width ``in`` (Speech: 21) per stage instead of the H·c-wide layer (128) and its
 gradient. The Hebb-CDE keys and learning rates are such layers too, of the stage inputs scaled
 per stage (z_u s_u, the folded LayerNorm's x̄_u/σ_u, :mod:`zoo.fields.fwp.folded_norm`), which
-:func:`zoo.fast.layer_read.layer_read` reads without forming them.
+:func:`zoo.fast.layer_read.layer_read` reads with the values (their query folded in,
+:meth:`StageLinear.query_folded`) without forming any of them.
 """
 
 from __future__ import annotations
@@ -40,11 +42,6 @@ class StageLinear:
     def tensor(self) -> torch.Tensor:
         """The values (B, U, H, c), stage-last (:func:`head_linear`)."""
         return head_linear(self.weight, self.bias, self.inputs, self.heads, "stage_last")
-
-    def dot(self, q: torch.Tensor) -> torch.Tensor:
-        """⟨v_u, q⟩ per sample and head for q (B, H, c): (B, H, U)."""
-        folded, offset = self.query_folded(q)
-        return torch.baddbmm(offset[..., None], folded, self.inputs.mT)
 
     def query_folded(self, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(q W_h (B, H, in), ⟨q, b_h⟩ (B, H)): ⟨v_u, q⟩ as a layer of the stage inputs."""
