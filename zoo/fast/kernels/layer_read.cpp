@@ -7,14 +7,14 @@
 //   da_u = c_u beta_u g_u;  D_u = [dl_u; dbeta_u]:  dA += sum_u D_u (s_u x_u)^T,
 //   dbias += sum_u D_u,  ds_u = <D_u, P_u>,  df_b = sum_u da_u v_u^T,  de_b = sum_u da_u.
 // x (B, K, U), v (B, Kv, U), s and c (B, U), f (B, H, Kv), e (B, H), y (B, H, h). The stages go
-// in blocks of kBlock through the tiles of product.h and the softmax of softmax.h, so P, a, the
+// in blocks of kBlock through the tiles of product.h and the exponential of exp.h, so P, a, the
 // logits and their gradients never leave the cache; a block's missing stages are zeros (c = 0
 // there: they add nothing). Samples [b0, b1) per call; the backward adds to its own dA, dbias.
 #include <algorithm>
 #include <vector>
 
 #include "product.h"
-#include "softmax.h"
+#include "exp.h"
 
 constexpr long kBlock = 128;
 
@@ -51,16 +51,30 @@ template <typename T> struct Block {
                 part.data());
   }
 
-  // head j's key probabilities (h, kBlock) and weights w_u = c_u a_u beta_u (beta too if asked)
-  void head(const Shape<T>& n, const T* bias, long j, T* logits, T* probs, T* w, T* beta) const {
+  // head j over the block: the keys' exponentials e_i = exp(l_i - max_i l_i) (h, kBlock), their
+  // sum's inverse z = 1 / sum_i e_i (so p_i = z e_i) and the weights w_u z_u; beta_u if asked
+  void head(const Shape<T>& n, const T* bias, long j, T* exps, T* z, T* wz, T* beta) const {
+    T top[kBlock];
     for (long i = 0; i < n.h; ++i) {
       const long r = j * n.h + i;
       const T* __restrict p = P.data() + r * kBlock;
-      T* __restrict l = logits + i * kBlock;
+      T* __restrict l = exps + i * kBlock;
 #pragma omp simd
-      for (long u = 0; u < kBlock; ++u) l[u] = s[u] * p[u] + bias[r];
+      for (long u = 0; u < kBlock; ++u) {
+        l[u] = s[u] * p[u] + bias[r];
+        top[u] = i == 0 || l[u] > top[u] ? l[u] : top[u];
+      }
     }
-    softmax_rows(n.h, kBlock, kBlock, logits, probs);
+#pragma omp simd
+    for (long u = 0; u < kBlock; ++u) z[u] = T(0);
+    for (long i = 0; i < n.h; ++i) {
+      T* __restrict l = exps + i * kBlock;
+#pragma omp simd
+      for (long u = 0; u < kBlock; ++u) {
+        l[u] = exp_nonpositive(l[u] - top[u]);
+        z[u] += l[u];
+      }
+    }
     const long r = n.H * n.h + j;
     const T* __restrict p = P.data() + r * kBlock;
     const T* __restrict aj = a.data() + j * kBlock;
@@ -68,7 +82,8 @@ template <typename T> struct Block {
     for (long u = 0; u < kBlock; ++u) {
       const T rate = s[u] * p[u] + bias[r];
       if (beta) beta[u] = rate;
-      w[u] = c[u] * aj[u] * rate;
+      z[u] = T(1) / z[u];
+      wz[u] = c[u] * aj[u] * rate * z[u];
     }
   }
 };
@@ -92,7 +107,7 @@ template <typename T>
 static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x, const T* v,
                        const T* s, const T* c, const T* f, const T* e, T* y, long b0, long b1) {
   Block<T> block(n);
-  std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock);
+  std::vector<T> exps(n.h * kBlock), z(kBlock), wz(kBlock);
   for (long b = b0; b < b1; ++b) {
     const Sample<T> in = sample(n, x, v, s, c, f, e, b);
     T* yb = y + b * n.H * n.h;
@@ -100,9 +115,9 @@ static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x,
     for (long u0 = 0; u0 < n.U; u0 += kBlock) {
       block.load(n, A, in, u0, n.U - u0 < kBlock ? n.U - u0 : kBlock);
       for (long j = 0; j < n.H; ++j) {
-        block.head(n, bias, j, logits.data(), probs.data(), w.data(), static_cast<T*>(nullptr));
+        block.head(n, bias, j, exps.data(), z.data(), wz.data(), static_cast<T*>(nullptr));
         for (long i = 0; i < n.h; ++i)
-          yb[j * n.h + i] += dot(probs.data() + i * kBlock, w.data(), kBlock);
+          yb[j * n.h + i] += dot(exps.data() + i * kBlock, wz.data(), kBlock);
       }
     }
   }
@@ -116,7 +131,7 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
   using V = typename Vector<T>::type;
   const long M = n.rows();
   Block<T> block(n);
-  std::vector<T> logits(n.h * kBlock), probs(n.h * kBlock), w(kBlock), beta(kBlock), g(kBlock),
+  std::vector<T> exps(n.h * kBlock), z(kBlock), wz(kBlock), beta(kBlock), g(kBlock),
       D(M * kBlock), da(n.H * kBlock), dsb(kBlock);
   std::vector<V> acc(M * n.K, V{}), sums(M, V{}), acc_f(n.H * n.Kv), sums_e(n.H);
   for (long b = b0; b < b1; ++b) {
@@ -127,20 +142,22 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
       const long width = n.U - u0 < kBlock ? n.U - u0 : kBlock;
       block.load(n, A, in, u0, width);
       for (long j = 0; j < n.H; ++j) {
-        block.head(n, bias, j, logits.data(), probs.data(), w.data(), beta.data());
+        block.head(n, bias, j, exps.data(), z.data(), wz.data(), beta.data());
         const T* gy = dy + (b * n.H + j) * n.h;
         T* __restrict gu = g.data();
         std::memset(gu, 0, kBlock * sizeof(T));
         for (long i = 0; i < n.h; ++i) {
-          const T* __restrict p = probs.data() + i * kBlock;
+          const T* __restrict p = exps.data() + i * kBlock;
 #pragma omp simd
           for (long u = 0; u < kBlock; ++u) gu[u] += p[u] * gy[i];
         }
+#pragma omp simd
+        for (long u = 0; u < kBlock; ++u) gu[u] *= z[u];
         for (long i = 0; i < n.h; ++i) {
-          const T* __restrict p = probs.data() + i * kBlock;
+          const T* __restrict p = exps.data() + i * kBlock;
           T* __restrict out = D.data() + (j * n.h + i) * kBlock;
 #pragma omp simd
-          for (long u = 0; u < kBlock; ++u) out[u] = w[u] * p[u] * (gy[i] - gu[u]);
+          for (long u = 0; u < kBlock; ++u) out[u] = wz[u] * p[u] * (gy[i] - gu[u]);
         }
         const T* __restrict cb = block.c.data();
         const T* __restrict aj = block.a.data() + j * kBlock;
