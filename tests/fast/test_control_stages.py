@@ -27,8 +27,11 @@ def test_equals_torchcde_bit_for_bit(coefficients, dtype, form, torch_threads):
     path = torchcde.CubicSpline(coefficients(values, t=times), t=times)
     # stage times inside, on the knots and outside the observations; one scalar time
     for t in (torch.linspace(-0.5, 5.5, 23, dtype=dtype), times, torch.tensor(2.2, dtype=dtype)):
-        x, dx = value_and_derivative(path, t, form=form)
-        assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
+        for stage_last in (False, True):
+            x, dx = value_and_derivative(path, t, stage_last, form=form)
+            assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
+            if form == "compiled" and t.dim() == 1:
+                assert x.mT.is_contiguous() == stage_last == dx.mT.is_contiguous()
 
 
 def test_other_controls_use_their_own_calls():

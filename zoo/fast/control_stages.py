@@ -8,8 +8,8 @@ bit for bit (it reads the spline's stored coefficients, torchcde 0.2.5's buffers
 
     X(t)  = a + (b + (½·2c + 3d·r/3)·r)·r,     X′(t) = b + (2c + 3d·r)·r,     r = t − t_i,
 
-on CPU compiled (``kernels/spline_stages.cpp``, about 1 ms there), into stage-last memory
-(…, C, T) that the fast paths' products read along the stages; elsewhere with the four
+on CPU compiled (``kernels/spline_stages.cpp``, about 3 ms there), where asked into stage-last
+memory (…, C, T) that the FWP slow net's products read along the stages; elsewhere with the four
 coefficients gathered once, side by side.
 """
 
@@ -23,15 +23,16 @@ import torchcde
 from .compiled import Form, chunks, each_chunk, function, longs, pointers, use_compiled
 
 
-def value_and_derivative(path, t: torch.Tensor, form: Form = "auto"
+def value_and_derivative(path, t: torch.Tensor, stage_last: bool = False, form: Form = "auto"
                          ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(X(t), X′(t)) of ``path`` at times t (T,) (or a scalar), (…, T, C) each."""
+    """(X(t), X′(t)) of ``path`` at times t (T,) (or a scalar), (…, T, C) each; computed by the
+    kernel, their memory is (B, C, T) when ``stage_last``."""
     if type(path) is not torchcde.CubicSpline:
         return path.evaluate(t), path.derivative(t)
     r, index = path._interpret_t(t)
     coefficients = (path._a, path._b, path._two_c, path._three_d)
     if t.dim() == 1 and _compiled(form, coefficients):
-        return _stage_last(coefficients, index, r)
+        return _compiled_values(coefficients, index, r, stage_last)
     r = r.unsqueeze(-1)
     stacked = torch.stack(coefficients)
     a, b, two_c, three_d = stacked.index_select(-2, index.flatten()).view(
@@ -50,13 +51,13 @@ def _compiled(form: Form, coefficients: tuple[torch.Tensor, ...]) -> bool:
             and use_compiled(form, "spline_stages", *coefficients))
 
 
-def _stage_last(coefficients, index: torch.Tensor, r: torch.Tensor):
+def _compiled_values(coefficients, index: torch.Tensor, r: torch.Tensor, stage_last: bool):
     a = coefficients[0]
     (B, _, C), T = a.shape, len(index)
-    X, dX = a.new_empty(B, C, T), a.new_empty(B, C, T)
+    X, dX = (a.new_empty(B, C, T).mT if stage_last else a.new_empty(B, T, C) for _ in range(2))
     index, r = index.contiguous(), r.to(a.dtype).contiguous()
     call = function("spline_stages", "spline_stages", a.dtype)
     each_chunk(chunks(B), lambda _, b0, b1: call(
-        *longs(C, T, *a.stride()[:2]), *pointers(*coefficients, index, r, X, dX),
+        *longs(C, T, *a.stride()[:2], *X.stride()), *pointers(*coefficients, index, r, X, dX),
         *longs(b0, b1)))
-    return X.mT, dX.mT
+    return X, dX

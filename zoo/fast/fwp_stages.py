@@ -42,10 +42,11 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
 
 
 def stage_inputs(update, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """``update.inputs`` at ``times``; a CDE form's (X, X′) from one gather of the control's
-    coefficients (:func:`value_and_derivative`, the same values)."""
+    """``update.inputs`` at ``times``; a CDE form's (X, X′) from one pass over the control's
+    coefficients (:func:`value_and_derivative`, the same values), stored stage-last as the slow
+    net's products read them."""
     if update.n_inputs == 2:
-        return value_and_derivative(path, times)
+        return value_and_derivative(path, times, stage_last=True)
     return update.inputs(path, times)
 
 
