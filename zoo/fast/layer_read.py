@@ -1,20 +1,25 @@
-"""The Hebb-CDE read through its keys' layer: the keys and learning rates never formed.
+"""The Hebb-CDE read through its slow net's layers: no key, learning rate or value formed.
 
 With the slow net folded into input space (:mod:`zoo.fields.fwp.folded_norm`), the raw keys and
 rates at stage u are one layer of the stage input x_u (K = u + 1 wide) scaled by s_u = 1/σ_u:
 [l_u; β_u] = s_u A x_u + b, A of H·(h+1) rows (the H·h keys head-major, then the H rates). The
 read of :func:`zoo.fast.fwp_hebb.hebb_read`, per sample and head, is then
 
-    y = Σ_u c_u a_u β_u softmax(l_u)       (a_u = ⟨v_u, q⟩, c_u the stage's weight),
+    y = Σ_u c_u a_u β_u softmax(l_u)       (c_u the stage's weight),
+
+where a_u = ⟨v_u, q⟩ = f v_u + e comes from the values' inputs v_u with the query folded into
+their layer (f = q W_h, e = ⟨q, b_h⟩: :meth:`StageLinear.query_folded
+<zoo.fields.fwp.stage_linear.StageLinear.query_folded>`),
 
 and its gradients, with g_u = ⟨p_u, ȳ⟩ and D_u = [w_u p_u ⊙ (ȳ − g_u); c_u a_u g_u],
 w_u = c_u a_u β_u:
 
-    Ā = Σ_u D_u (s_u x_u)ᵀ,  b̄ = Σ_u D_u,  s̄_u = ⟨D_u, A x_u⟩,  ā_u = c_u β_u g_u.
+    Ā = Σ_u D_u (s_u x_u)ᵀ,  b̄ = Σ_u D_u,  s̄_u = ⟨D_u, A x_u⟩,  ā_u = c_u β_u g_u,
+    f̄ = Σ_u ā_u v_uᵀ,  ē = Σ_u ā_u.
 
 Its torch form writes the keys and rates of every stage (Hebb-CDE: 61,568 stages × 160) and reads
 them back each way; on CPU it runs compiled (``kernels/layer_read.cpp``): per sample, blocks of
-stages through the layer, the softmax and the read in cache, the layer recomputed in the
+stages through both layers, the softmax and the read in cache, the layers recomputed in the
 backward pass. The gradient of s comes from the layer's own outputs, so no product forms the
 gradient of the inputs x (data on the fast paths; where one needs it, it takes the torch form).
 """
