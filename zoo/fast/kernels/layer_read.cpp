@@ -15,6 +15,7 @@
 
 #include "product.h"
 #include "exp.h"
+#include "lanes.h"
 
 constexpr long kBlock = 128;
 
@@ -87,14 +88,6 @@ template <typename T> struct Block {
     }
   }
 };
-
-template <typename T>
-static T dot(const T* __restrict x, const T* __restrict y, long w) {
-  T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-  for (long u = 0; u < w; ++u) sum += x[u] * y[u];
-  return sum;
-}
 
 template <typename T>
 static Sample<T> sample(const Shape<T>& n, const T* x, const T* v, const T* s, const T* c,

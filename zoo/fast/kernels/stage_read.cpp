@@ -23,14 +23,6 @@ static void dots(long h, long U, const T* a, const T* q, T* __restrict alpha) {
   }
 }
 
-template <typename T>
-static T dot(const T* __restrict x, const T* __restrict y, long U) {
-  T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-  for (long u = 0; u < U; ++u) sum += x[u] * y[u];
-  return sum;
-}
-
 // bh's operands, the one that holds logits replaced by its softmax in ``probs``
 template <typename T> struct Operands {
   const T* a;
