@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import torch
-
 from zoo.fast.fwp_hebb import key_layer_read
 from zoo.fast.fwp_stages import distinct_writes
 from zoo.fast.grid import FixedGrid

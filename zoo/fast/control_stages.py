@@ -15,8 +15,6 @@ coefficients gathered once, side by side.
 
 from __future__ import annotations
 
-import ctypes
-
 import torch
 import torchcde
 

@@ -44,7 +44,7 @@ class _NormScale(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, grad):
         Q, X, s = ctx.saved_tensors
-        (G, K, N), parts = X.shape, chunks(X.shape[0])
+        (_, K, N), parts = X.shape, chunks(X.shape[0])
         dQ = s.new_empty(len(parts), K, K)
         call = function("norm_scale", "norm_scale_backward", X.dtype)
         each_chunk(parts, lambda index, g0, g1: call(
