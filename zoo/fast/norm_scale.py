@@ -3,9 +3,10 @@
 
 Its torch form converts X to float64 and runs a product with Q, a product with X and a sum,
 each way (Hebb-CDE: 61,568 columns of 22, about 14 ms a training step on one core); on CPU it
-runs compiled (``kernels/norm_scale.cpp``): blocks of columns converted in cache, the K(K+1)/2
-pairs i ≤ j of the form, and its gradient Q̄ = Σ_n c_n x̄_n x̄_nᵀ with c_n = −s_n³ s̄_n / 2 (X
-is data on the fast paths; where it needs a gradient, that takes the torch form).
+runs compiled (``kernels/norm_scale.cpp``): blocks of columns converted in cache, Q x̄ and the
+gradient Q̄ = Σ_n c_n x̄_n x̄_nᵀ with c_n = −s_n³ s̄_n / 2 through the product tiles of
+``kernels/product.h`` (X is data on the fast paths; where it needs a gradient, that takes the
+torch form).
 """
 
 from __future__ import annotations

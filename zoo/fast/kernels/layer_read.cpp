@@ -19,7 +19,7 @@
 
 constexpr long kBlock = 128;
 
-template <typename T> struct Shape {
+struct Shape {
   long H, h, K, Kv, U;
   long rows() const { return H * (h + 1); }
 };
@@ -32,12 +32,12 @@ template <typename T> struct Sample {
 // a block's stages [u0, u0 + w) of a sample, zero-padded to kBlock, and P = A x, a = f v + e
 template <typename T> struct Block {
   std::vector<T> x, v, s, c, a, P, pad, part;
-  explicit Block(const Shape<T>& n)
+  explicit Block(const Shape& n)
       : x(n.K * kBlock), v(n.Kv * kBlock), s(kBlock), c(kBlock), a(n.H * kBlock),
         P(n.rows() * kBlock), pad((n.K > n.Kv ? n.K : n.Kv) * Vector<T>::lanes, T(0)),
         part(kRows * Vector<T>::lanes) {}
 
-  void load(const Shape<T>& n, const T* A, const Sample<T>& in, long u0, long w) {
+  void load(const Shape& n, const T* A, const Sample<T>& in, long u0, long w) {
     auto copy = [&](T* to, const T* from) {
       std::memcpy(to, from, w * sizeof(T));
       std::memset(to + w, 0, (kBlock - w) * sizeof(T));
@@ -54,7 +54,7 @@ template <typename T> struct Block {
 
   // head j over the block: the keys' exponentials e_i = exp(l_i - max_i l_i) (h, kBlock), their
   // sum's inverse z = 1 / sum_i e_i (so p_i = z e_i) and the weights w_u z_u; beta_u if asked
-  void head(const Shape<T>& n, const T* bias, long j, T* exps, T* z, T* wz, T* beta) const {
+  void head(const Shape& n, const T* bias, long j, T* exps, T* z, T* wz, T* beta) const {
     T top[kBlock];
     for (long i = 0; i < n.h; ++i) {
       const long r = j * n.h + i;
@@ -90,14 +90,14 @@ template <typename T> struct Block {
 };
 
 template <typename T>
-static Sample<T> sample(const Shape<T>& n, const T* x, const T* v, const T* s, const T* c,
+static Sample<T> sample(const Shape& n, const T* x, const T* v, const T* s, const T* c,
                         const T* f, const T* e, long b) {
   return {x + b * n.K * n.U, v + b * n.Kv * n.U, s + b * n.U, c + b * n.U, f + b * n.H * n.Kv,
           e + b * n.H};
 }
 
 template <typename T>
-static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x, const T* v,
+static void layer_read(const Shape& n, const T* A, const T* bias, const T* x, const T* v,
                        const T* s, const T* c, const T* f, const T* e, T* y, long b0, long b1) {
   Block<T> block(n);
   std::vector<T> exps(n.h * kBlock), z(kBlock), wz(kBlock);
@@ -116,8 +116,40 @@ static void layer_read(const Shape<T>& n, const T* A, const T* bias, const T* x,
   }
 }
 
+// head j's rows of D over the block (the keys' logits' and the rate's gradients) and its da,
+// from dy_j and what Block::head gave; g is scratch (kBlock)
 template <typename T>
-static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, const T* x,
+static void head_gradient(const Shape& n, const Block<T>& block, long j, const T* dy,
+                          const T* exps, const T* z, const T* wz, const T* beta, T* g, T* D,
+                          T* da) {
+  T* __restrict gu = g;  // g_u = <p_u, dy> = z_u <e_u, dy>
+  std::memset(gu, 0, kBlock * sizeof(T));
+  for (long i = 0; i < n.h; ++i) {
+    const T* __restrict p = exps + i * kBlock;
+#pragma omp simd
+    for (long u = 0; u < kBlock; ++u) gu[u] += p[u] * dy[i];
+  }
+#pragma omp simd
+  for (long u = 0; u < kBlock; ++u) gu[u] *= z[u];
+  for (long i = 0; i < n.h; ++i) {
+    const T* __restrict p = exps + i * kBlock;
+    T* __restrict out = D + (j * n.h + i) * kBlock;
+#pragma omp simd
+    for (long u = 0; u < kBlock; ++u) out[u] = wz[u] * p[u] * (dy[i] - gu[u]);
+  }
+  const T* __restrict cb = block.c.data();
+  const T* __restrict aj = block.a.data() + j * kBlock;
+  T* __restrict drate = D + (n.H * n.h + j) * kBlock;
+  T* __restrict daj = da + j * kBlock;
+#pragma omp simd
+  for (long u = 0; u < kBlock; ++u) {
+    drate[u] = cb[u] * aj[u] * gu[u];
+    daj[u] = cb[u] * beta[u] * gu[u];
+  }
+}
+
+template <typename T>
+static void layer_read_backward(const Shape& n, const T* A, const T* bias, const T* x,
                                 const T* v, const T* s, const T* c, const T* f, const T* e,
                                 const T* dy, T* dA, T* dbias, T* ds, T* df, T* de, long b0,
                                 long b1) {
@@ -136,30 +168,8 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
       block.load(n, A, in, u0, width);
       for (long j = 0; j < n.H; ++j) {
         block.head(n, bias, j, exps.data(), z.data(), wz.data(), beta.data());
-        const T* gy = dy + (b * n.H + j) * n.h;
-        T* __restrict gu = g.data();
-        std::memset(gu, 0, kBlock * sizeof(T));
-        for (long i = 0; i < n.h; ++i) {
-          const T* __restrict p = exps.data() + i * kBlock;
-#pragma omp simd
-          for (long u = 0; u < kBlock; ++u) gu[u] += p[u] * gy[i];
-        }
-#pragma omp simd
-        for (long u = 0; u < kBlock; ++u) gu[u] *= z[u];
-        for (long i = 0; i < n.h; ++i) {
-          const T* __restrict p = exps.data() + i * kBlock;
-          T* __restrict out = D.data() + (j * n.h + i) * kBlock;
-#pragma omp simd
-          for (long u = 0; u < kBlock; ++u) out[u] = wz[u] * p[u] * (gy[i] - gu[u]);
-        }
-        const T* __restrict cb = block.c.data();
-        const T* __restrict aj = block.a.data() + j * kBlock;
-        T* __restrict drate = D.data() + (n.H * n.h + j) * kBlock;
-        T* __restrict daj = da.data() + j * kBlock;
-#pragma omp simd
-        for (long u = 0; u < kBlock; ++u) drate[u] = cb[u] * aj[u] * gu[u];
-#pragma omp simd
-        for (long u = 0; u < kBlock; ++u) daj[u] = cb[u] * beta[u] * gu[u];
+        head_gradient(n, block, j, dy + (b * n.H + j) * n.h, exps.data(), z.data(), wz.data(),
+                      beta.data(), g.data(), D.data(), da.data());
       }
       T* __restrict dsu = dsb.data();
       std::memset(dsu, 0, kBlock * sizeof(T));
@@ -192,13 +202,13 @@ static void layer_read_backward(const Shape<T>& n, const T* A, const T* bias, co
                                       const T* bias, const T* x, const T* s, const T* c,     \
                                       const T* f, const T* e, const T* v, T* y, long b0,     \
                                       long b1) {                                             \
-    layer_read(Shape<T>{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, y, b0, b1);              \
+    layer_read(Shape{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, y, b0, b1);              \
   }                                                                                          \
   extern "C" void layer_read_backward_##suffix(                                              \
       long H, long h, long K, long Kv, long U, const T* A, const T* bias, const T* x,        \
       const T* s, const T* c, const T* f, const T* e, const T* v, const T* dy, T* dA,        \
       T* dbias, T* ds, T* df, T* de, long b0, long b1) {                                     \
-    layer_read_backward(Shape<T>{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, dy, dA, dbias,  \
+    layer_read_backward(Shape{H, h, K, Kv, U}, A, bias, x, v, s, c, f, e, dy, dA, dbias,  \
                         ds, df, de, b0, b1);                                                 \
   }
 
