@@ -11,7 +11,8 @@
   value in cache, forward and backward).
 * Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
   of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
-  reads the state the one before produced, as the stages do) in one graph, forward and
+  reads the state the one before produced, as the stages do) by the body's own stepping loop
+  (``SolvedBody.stepper``: autograd's, or the NCDE's hand-written reverse pass), forward and
   backward: the solve's evaluations with the least solver arithmetic around them.
 
 generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
@@ -23,9 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import torch
+
 from zoo.fast.fwp_hebb import key_layer_read
 from zoo.fast.fwp_stages import distinct_writes
 from zoo.fast.grid import FixedGrid
+from zoo.fast.tableau import TABLEAUX
 from zoo.fields.fwp.body import FWPBody
 from zoo.fields.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
@@ -57,11 +61,12 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
         return slow_net, 1
     times, _ = grid.distinct_stages(dtype)
     z0 = body.z0(path, batch).detach()
+    count = grid.steps * grid.tableau.stages
+    stepper = body.stepper()
 
     def evaluations() -> None:
-        inputs = [x[:, 0] for x in body.stage_inputs(path, times[:1])]
-        z = z0
-        for _ in range(grid.steps * grid.tableau.stages):
-            z = z + 0.1 * body.stage_field(z, *inputs)
-        z.sum().backward()
+        inputs = body.stage_inputs(path, times[:1])
+        states = stepper(TABLEAUX["euler"], z0.new_full((count,), 0.1),
+                         torch.zeros(count, 1, dtype=torch.long), z0, inputs)
+        states[-1].sum().backward()
     return evaluations, 1

@@ -6,10 +6,14 @@ from __future__ import annotations
 import pytest
 import torch
 
+from zoo.fast import final_tanh_solve
 from zoo.fast.compiled import kernel
+from zoo.fast.lean import field_stepper
 from zoo.fast.ltc_fused import fused_unfolds
 from zoo.fast.rank_one_loop import _Times, rank_one_loop
+from zoo.fast.tableau import TABLEAUX
 from zoo.fields.fwp.rules import Delta, Oja
+from zoo.fields.ncde import FinalTanh
 from zoo.fast.stage_products import stage_products
 from zoo.fast.sweep import sweep
 
@@ -117,3 +121,32 @@ def test_loop_reads_equal_a_plain_contraction_in_both_forms(M, transpose):
     assert (times.product is None) == (M == 4096)
     expected = torch.einsum("jim,sjm->sim" if transpose else "ijm,sjm->sim", A, v)
     torch.testing.assert_close(times(A, v, torch.empty_like(v), transpose), expected)
+
+
+@pytest.mark.parametrize("method", list(TABLEAUX))
+def test_final_tanh_solve_matches_autograd_and_its_gradients(method, monkeypatch):
+    """The NCDE's reverse pass (blocks of two steps' weight gradients, the last one short)
+    against the same steps under autograd, and against finite differences, for the state, the
+    control's stage derivatives and every weight."""
+    monkeypatch.setattr(final_tanh_solve, "BLOCK_ROWS", 2 * len(TABLEAUX[method].c) * 2)
+    torch.manual_seed(0)
+    B, h, C, steps = 2, 3, 2, 5
+    field = FinalTanh(C, h, 4, layers=3).double()
+    tableau = TABLEAUX[method]
+    index = torch.arange(steps * tableau.stages).view(steps, tableau.stages) % 7
+    dt = torch.tensor([0.3, 0.2, 0.4, 0.1, 0.3], dtype=torch.float64)
+    y0, dx = _random(B, h), _random(B, 7, C)
+    linears = [field.linear_in, *field.linears, field.linear_out]
+    solve = final_tanh_solve.final_tanh_stepper(linears, C)
+    plain = field_stepper(lambda z, d: (field(z) * d.unsqueeze(-2)).sum(-1))
+    ys = torch.stack(solve(tableau, dt, index, y0, (dx,)))
+    expected = torch.stack(plain(tableau, dt, index, y0, (dx,)))
+    torch.testing.assert_close(ys, expected)
+    weights = torch.randn_like(ys)
+    params = [p for linear in linears for p in linear.parameters()]
+    grads = torch.autograd.grad((ys * weights).sum(), [y0, dx, *params])
+    expected_grads = torch.autograd.grad((expected * weights).sum(), [y0, dx, *params])
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got, want)
+    assert torch.autograd.gradcheck(
+        lambda y, d: torch.stack(solve(tableau, dt, index, y, (d,))), (y0, dx))

@@ -63,26 +63,47 @@ def tanh_times(a: torch.Tensor, drive: torch.Tensor, form: Form = "auto") -> tor
     return (torch.tanh(a) * drive.unsqueeze(-2)).sum(-1)
 
 
+def tanh_times_into(a: torch.Tensor, drive: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    """tanh(a) · drive without a graph, tanh(a) written into ``t`` (B, h, C) for
+    :func:`tanh_times_backward`; a and t contiguous."""
+    batch, h, c = a.shape
+    if not _compiled("auto", a, drive):
+        torch.tanh(a, out=t)
+        return (t * drive.unsqueeze(-2)).sum(-1)
+    drive, y = drive.contiguous(), a.new_empty(batch, h)
+    call = function("tanh", "tanh_times", a.dtype)
+    each_chunk(chunks(batch), lambda _, b0, b1: call(
+        *longs(h, c), *pointers(a, drive, t, y), *longs(b0, b1)))
+    return y
+
+
+def tanh_times_backward(t: torch.Tensor, drive: torch.Tensor, grad: torch.Tensor,
+                        a_bar: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Gradients of tanh(a) · drive for its output's gradient ``grad`` (B, h), from t = tanh(a):
+    ā = grad ⊗ drive ⊙ (1 − t²) (B, h, C), written into ``a_bar`` if given (contiguous), and
+    drive̅ = tᵀ grad (B, C)."""
+    a_bar = torch.empty_like(t) if a_bar is None else a_bar
+    if not _compiled("auto", t, drive):
+        torch.mul(grad.unsqueeze(-1) * drive.unsqueeze(-2), 1 - t * t, out=a_bar)
+        return a_bar, (t * grad.unsqueeze(-1)).sum(-2)
+    batch, h, c = t.shape
+    drive, grad = drive.contiguous(), grad.contiguous()
+    drive_bar = torch.empty_like(drive)
+    call = function("tanh", "tanh_times_backward", t.dtype)
+    each_chunk(chunks(batch), lambda _, b0, b1: call(
+        *longs(h, c), *pointers(t, drive, grad, a_bar, drive_bar), *longs(b0, b1)))
+    return a_bar, drive_bar
+
+
 class _TanhTimes(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, drive):
-        a, drive = a.contiguous(), drive.contiguous()
-        batch, h, c = a.shape
-        t, y = torch.empty_like(a), a.new_empty(batch, h)
-        call = function("tanh", "tanh_times", a.dtype)
-        each_chunk(chunks(batch), lambda _, b0, b1: call(
-            *longs(h, c), *pointers(a, drive, t, y), *longs(b0, b1)))
+        t = torch.empty_like(a, memory_format=torch.contiguous_format)
+        y = tanh_times_into(a.contiguous(), drive, t)
         ctx.save_for_backward(t, drive)
         return y
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
-        t, drive = ctx.saved_tensors
-        batch, h, c = t.shape
-        grad = grad.contiguous()
-        a_bar, drive_bar = torch.empty_like(t), torch.empty_like(drive)
-        call = function("tanh", "tanh_times_backward", t.dtype)
-        each_chunk(chunks(batch), lambda _, b0, b1: call(
-            *longs(h, c), *pointers(t, drive, grad, a_bar, drive_bar), *longs(b0, b1)))
-        return a_bar, drive_bar
+        return tanh_times_backward(*ctx.saved_tensors, grad)

@@ -7,7 +7,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..fast.choice import implementation
-from ..fast.lean import lean_features
+from ..fast.lean import Stepper, field_stepper, lean_features
 from .initial import output_index, solve_at, step_states
 
 
@@ -18,7 +18,7 @@ class SolvedBody(nn.Module):
     A subclass with ``has_fast_path`` also splits the field into :meth:`stage_inputs` (the
     state-independent part, evaluated at all stage times in one call) and :meth:`stage_field`
     (the rest), run by :func:`zoo.fast.lean.lean_features` when ``implementation_used`` is
-    ``"fast"``.
+    ``"fast"``; :meth:`stepper` may replace that loop with the field's own.
     """
 
     has_fast_path = False
@@ -45,13 +45,17 @@ class SolvedBody(nn.Module):
         """dz/dt from the state and one stage's inputs (each (B, ·))."""
         raise NotImplementedError
 
+    def stepper(self) -> Stepper:
+        """The fast path's stepping loop: :meth:`stage_field` under autograd by default."""
+        return field_stepper(self.stage_field)
+
     def z0(self, path, batch) -> torch.Tensor:
         return self.initial(path, batch)
 
     def forward(self, path, batch) -> torch.Tensor:
         if self.implementation_used == "fast":
             return lean_features(self.integrate, path, batch, self.z0(path, batch),
-                                 lambda t: self.stage_inputs(path, t), self.stage_field,
+                                 lambda t: self.stage_inputs(path, t), self.stepper(),
                                  self.per_step)
         func, z0 = self.func(path), self.z0(path, batch)
         if self.per_step:
