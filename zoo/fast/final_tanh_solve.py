@@ -50,6 +50,7 @@ class _Solve(torch.autograd.Function):
         zs = y0.new_empty(evaluations, batch, hidden)
         acts = [y0.new_empty(evaluations, batch, w.shape[0]) for w in weights[:-1]]
         ts: list[torch.Tensor] = []  # one block each: freed blocks of this size are reused
+        out = y0.new_empty(batch, hidden, channels)  # the output layer's, for every evaluation
         stage_dx = dx.movedim(1, 0)
         position = index.tolist()
 
@@ -58,10 +59,9 @@ class _Solve(torch.autograd.Function):
             a = zs[e].copy_(z)
             for act, w, b in zip(acts, weights, biases):
                 a = torch.addmm(b, a, w.t(), out=act[e]).relu_()
-            out = torch.addmm(biases[-1], a, weights[-1].t())
-            ts.append(out.new_empty(batch, hidden, channels))
-            return tanh_times_into(out.view(batch, hidden, channels), stage_dx[position[n][s]],
-                                   ts[e])
+            torch.addmm(biases[-1], a, weights[-1].t(), out=out.view(batch, -1))
+            ts.append(torch.empty_like(out))
+            return tanh_times_into(out, stage_dx[position[n][s]], ts[e])
 
         ys = torch.stack(integrate(tableau, f, y0, dt))
         ctx.tableau, ctx.position, ctx.ts = tableau, position, ts
