@@ -4,14 +4,16 @@ PyTorch's CPU tanh takes about 2.6 ns per float32 element, six times its sigmoid
 about 0.6 ns with at most 1.5 ulp of error (PyTorch's: 0.5). The generic paths keep
 ``torch.tanh``. :func:`tanh` runs over the tensor's memory in order, so any dense layout (a
 transposed view, say) is taken as it is and the result has the same strides; its backward is
-PyTorch's (1 − y²)·ȳ. :func:`tanh_times` is tanh(A)·d for a batch of small matrices (the
-NCDE's F(z)·dX/dt) in one pass per sample each way, where torch runs five operations.
+PyTorch's (1 − y²)·ȳ. :func:`tanh_times_into` is tanh(A)·d for a batch of small matrices (the
+NCDE's F(z)·dX/dt, :mod:`.final_tanh_solve`) in one pass per sample, and
+:func:`tanh_times_backward` its gradients in another, where torch runs five operations each
+way (a batch of B tiny matrix-vector products, the generic path's, costs about 2.5× that at
+Speech's sizes).
 """
 
 from __future__ import annotations
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from .compiled import Form, chunks, each_chunk, function, longs, pointers, use_compiled
 
@@ -53,21 +55,12 @@ class _Tanh(torch.autograd.Function):
         return torch.ops.aten.tanh_backward(grad, y), None
 
 
-
-def tanh_times(a: torch.Tensor, drive: torch.Tensor, form: Form = "auto") -> torch.Tensor:
-    """tanh(a) · drive for a (B, h, C) and drive (B, C): (B, h); compiled for float32 CPU
-    tensors where the kernel builds, else a broadcast product summed over C (a batch of B tiny
-    matrix-vector products, the generic path's, costs about 2.5× that at Speech's sizes)."""
-    if _compiled(form, a, drive):
-        return _TanhTimes.apply(a, drive)
-    return (torch.tanh(a) * drive.unsqueeze(-2)).sum(-1)
-
-
-def tanh_times_into(a: torch.Tensor, drive: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-    """tanh(a) · drive without a graph, tanh(a) written into ``t`` (B, h, C) for
-    :func:`tanh_times_backward`; a and t contiguous."""
+def tanh_times_into(a: torch.Tensor, drive: torch.Tensor, t: torch.Tensor,
+                    form: Form = "auto") -> torch.Tensor:
+    """tanh(a) · drive for a (B, h, C) and drive (B, C): (B, h), with tanh(a) written into ``t``
+    for :func:`tanh_times_backward` (a and t contiguous; no graph is recorded)."""
     batch, h, c = a.shape
-    if not _compiled("auto", a, drive):
+    if not _compiled(form, a, drive):
         torch.tanh(a, out=t)
         return (t * drive.unsqueeze(-2)).sum(-1)
     drive, y = drive.contiguous(), a.new_empty(batch, h)
@@ -78,12 +71,13 @@ def tanh_times_into(a: torch.Tensor, drive: torch.Tensor, t: torch.Tensor) -> to
 
 
 def tanh_times_backward(t: torch.Tensor, drive: torch.Tensor, grad: torch.Tensor,
-                        a_bar: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                        a_bar: torch.Tensor | None = None, form: Form = "auto"
+                        ) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradients of tanh(a) · drive for its output's gradient ``grad`` (B, h), from t = tanh(a):
     ā = grad ⊗ drive ⊙ (1 − t²) (B, h, C), written into ``a_bar`` if given (contiguous), and
     drive̅ = tᵀ grad (B, C)."""
     a_bar = torch.empty_like(t) if a_bar is None else a_bar
-    if not _compiled("auto", t, drive):
+    if not _compiled(form, t, drive):
         torch.mul(grad.unsqueeze(-1) * drive.unsqueeze(-2), 1 - t * t, out=a_bar)
         return a_bar, (t * grad.unsqueeze(-1)).sum(-2)
     batch, h, c = t.shape
@@ -93,17 +87,3 @@ def tanh_times_backward(t: torch.Tensor, drive: torch.Tensor, grad: torch.Tensor
     each_chunk(chunks(batch), lambda _, b0, b1: call(
         *longs(h, c), *pointers(t, drive, grad, a_bar, drive_bar), *longs(b0, b1)))
     return a_bar, drive_bar
-
-
-class _TanhTimes(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, a, drive):
-        t = torch.empty_like(a, memory_format=torch.contiguous_format)
-        y = tanh_times_into(a.contiguous(), drive, t)
-        ctx.save_for_backward(t, drive)
-        return y
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad):
-        return tanh_times_backward(*ctx.saved_tensors, grad)

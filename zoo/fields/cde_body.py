@@ -1,15 +1,16 @@
-"""The body of a neural CDE with a matrix-valued field: dz = F(z) dX, i.e. dz/dt = F(z)·dX/dt.
+"""The body of a neural CDE with Kidger's FinalTanh field: dz = F(z) dX, i.e. dz/dt = F(z)·dX/dt.
 
-Shared by the classic NCDE (Kidger's FinalTanh F) and the matrix NCDE of paper c. Fast path:
-dX/dt at every stage time in one call, then a loop over F(z)·dX/dt only, its final tanh and the
-product in one step (:func:`zoo.fast.tanh.tanh_times`).
+Shared by the classic NCDE and the matrix NCDE of paper c (a FinalTanh with one hidden layer).
+Fast path: dX/dt at every stage time in one call, then the steps with a hand-written reverse
+pass (:mod:`zoo.fast.final_tanh_solve`).
 """
 
 from __future__ import annotations
 
 from torch import nn
 
-from ..fast.tanh import tanh_times
+from ..fast.final_tanh_solve import final_tanh_stepper
+from ..fast.lean import Stepper
 from .matrix_func import MatrixFieldFunc
 from .solved_body import SolvedBody
 
@@ -23,5 +24,7 @@ class CDEBody(SolvedBody):
     def stage_inputs(self, path, times):
         return (path.derivative(times),)
 
-    def stage_field(self, z, dx):
-        return tanh_times(self.vector_field.before_tanh(z), dx)
+    def stepper(self) -> Stepper:
+        field = self.vector_field
+        return final_tanh_stepper([field.linear_in, *field.linears, field.linear_out],
+                                  field.channels)

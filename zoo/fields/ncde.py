@@ -5,7 +5,7 @@ f_θ(z) = tanh(L_out(ReLU(... ReLU(L_in(z)) ...))) reshaped to (hidden × channe
 L_in: h→hh, (layers−1) × Linear(hh→hh), L_out: hh→h·u.
 z(t0) = Linear(u→h)(X(t0)), or a network of the static features (sepsis).
 The features are z at each series' final index (or at every step for per-step tasks).
-The body is :class:`NCDEBody`, a :class:`zoo.fields.cde_body.CDEBody` with its own fast loop.
+The body is :class:`zoo.fields.cde_body.CDEBody` (with its fast path).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
-from ..fast.final_tanh_solve import final_tanh_stepper
-from ..fast.lean import Stepper
 from .cde_body import CDEBody
 from .initial_state import InitialState
 
@@ -46,16 +44,6 @@ class FinalTanh(nn.Module):
         return torch.tanh(self.before_tanh(z))
 
 
-class NCDEBody(CDEBody):
-    """The NCDE's body; its fast path steps with a hand-written reverse pass
-    (:mod:`zoo.fast.final_tanh_solve`)."""
-
-    def stepper(self) -> Stepper:
-        field = self.vector_field
-        return final_tanh_stepper([field.linear_in, *field.linears, field.linear_out],
-                                  field.channels)
-
-
 class NCDEConfig(FieldConfig):
     """Neural CDE with Kidger's FinalTanh vector field."""
 
@@ -69,4 +57,4 @@ class NCDEConfig(FieldConfig):
 
     def build(self, ctx: BuildContext) -> CDEBody:
         field = FinalTanh(ctx.input_channels, self.hidden, self.hidden_hidden, self.layers)
-        return NCDEBody(ctx, InitialState(ctx, self.hidden), field, self.hidden)
+        return CDEBody(ctx, InitialState(ctx, self.hidden), field, self.hidden)
