@@ -17,8 +17,10 @@ needs_compiler = pytest.mark.skipif(shutil.which("c++") is None and shutil.which
 
 @pytest.fixture
 def fresh(monkeypatch, tmp_path):
-    """An empty kernel cache and no library loaded yet; the process's state restored after."""
+    """An empty kernel cache, kernels on and no library loaded yet; the process's state restored
+    after."""
     monkeypatch.setenv("ZOO_KERNEL_CACHE", str(tmp_path / "kernels"))
+    monkeypatch.delenv("ZOO_COMPILED_KERNELS", raising=False)
     compiled._load.cache_clear()
     yield tmp_path / "kernels"
     compiled._load.cache_clear()
