@@ -35,19 +35,20 @@ def assert_close(fast: torch.Tensor, generic: torch.Tensor, rtol: float, name: s
 
 def assert_fast_equals_generic(field: dict, method: str, *, per_step: bool = False,
                                dtype: torch.dtype = torch.float64, step_size: float = 0.4,
-                               channels: int = 3, initial: str = "auto") -> None:
+                               channels: int = 3, initial: str = "auto",
+                               device: str = "cpu") -> None:
     """Outputs, parameter gradients and NFE of the fast path equal the generic path's for a
     batch with per-sample final indices (``step_size`` 0.4 on the grid 0..5 also exercises
     torchdiffeq's interpolation of output times between grid points)."""
     torch.manual_seed(0)
     options = dict(channels=channels, method=method, step_size=step_size, per_step=per_step,
                    initial=initial)
-    fast = make_model(field, **options).to(dtype)
-    generic = make_model({**field}, **options).to(dtype)
+    fast = make_model(field, **options).to(device, dtype)
+    generic = make_model({**field}, **options).to(device, dtype)
     generic.body.implementation_used = "generic (requested)"
     generic.load_state_dict(fast.state_dict())
     assert fast.body.implementation_used == "fast"
-    batch = tiny_batch(fast, size=4, length=6, dtype=dtype)
+    batch = tiny_batch(fast, size=4, length=6, dtype=dtype).to(device)
     rtol = RTOL64 if dtype == torch.float64 else RTOL32
     assert_close(fast(batch), generic(batch), rtol, "output")
     assert fast.integrator.nfe == generic.integrator.nfe

@@ -35,16 +35,18 @@ def case_id(case) -> str:
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("case", LTC + BASELINES, ids=case_id)
 def test_fast_equals_generic(case, dtype):
+    assert_ltc_fast_equals_generic(case, dtype)
+
+
+def assert_ltc_fast_equals_generic(case, dtype: torch.dtype, device: str = "cpu") -> None:
     field, solver = case
     torch.manual_seed(0)
-    fast = make_model(field, solver).to(dtype)
-    generic = make_model(field, solver).to(dtype)
+    fast = make_model(field, solver).to(device, dtype)
+    generic = make_model(field, solver).to(device, dtype)
     generic.load_state_dict(fast.state_dict())
     generic.body.implementation_used = "generic (requested)"
     assert fast.body.implementation_used == "fast"
-    batch = tiny_batch(fast, times=torch.tensor([0.0, 0.5, 1.5, 2.0]))
-    batch = type(batch)(batch.times.to(dtype), batch.coeffs.to(dtype), batch.y,
-                        batch.final_index)
+    batch = tiny_batch(fast, times=torch.tensor([0.0, 0.5, 1.5, 2.0])).to(device, dtype)
     rtol = RTOL64 if dtype == torch.float64 else RTOL32
     assert_close(fast(batch), generic(batch), rtol, "output")
     g_fast, g_generic = gradients(fast, batch), gradients(generic, batch)
