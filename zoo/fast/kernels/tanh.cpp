@@ -29,7 +29,7 @@ extern "C" void tanh_f32(const float* __restrict x, float* __restrict y, long i0
   for (long i = i0; i < i1; ++i) y[i] = tanh_one(x[i]);
 }
 
-// y_i = sum_u tanh(a_iu) d_u per sample (zoo/fast/tanh.py: tanh_times), a (batch, h, c) and
+// y_i = sum_u tanh(a_iu) d_u per sample (zoo/fast/tanh.py: tanh_times_into), a (batch, h, c) and
 // d (batch, c); stores t = tanh(a) for the backward. Samples [b0, b1).
 extern "C" void tanh_times_f32(long h, long c, const float* a, const float* d, float* t, float* y,
                                long b0, long b1) {
