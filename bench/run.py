@@ -204,7 +204,22 @@ def machine(args) -> str:
             f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}")
 
 
-def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict]) -> str:
+def figure(args, rows: list[tuple[dict, dict, dict]]) -> Path:
+    """The section's speed-up figure, next to ``--output`` under ``img/``."""
+    from figure import speedup_figure
+
+    path = args.output.parent / "img" / f"performance_{args.section}.png"
+    speedup_figure([fast["case"] for _, fast, _ in rows],
+                   [generic["step_s"] / fast["step_s"] for generic, fast, _ in rows],
+                   [CASES[fast["case"]][1] for _, fast, _ in rows],
+                   [None if floor["step_s"] is None else generic["step_s"] / floor["step_s"]
+                    for generic, _, floor in rows],
+                   path, f"{args.section}: {args.threads} thread(s), device {args.device}")
+    return path
+
+
+def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict],
+           image: Path) -> str:
     lines = [f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
              f"backward + Adam step) after one warm-up, in each of {args.rounds} alternating "
              "fresh processes per case and implementation (median over the rounds). *bound*: generic s/step ÷ the time of the work any "
@@ -224,6 +239,8 @@ def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict]) -> st
             lines.append(f"| {r['case']} | {r['batch']} | {r['length']} | {r['used']} | "
                          f"{r['step_s']:.3f} | {r['samples_s']:.1f} | {r['peak_mb']:.0f} | "
                          f"{r['nfe']} | {tail} |")
+    image_link = image.relative_to(args.output.parent).as_posix()
+    lines += ["", f"![fast over generic per case, with targets and bounds]({image_link})"]
     if adjoint:
         lines += ["", "## Adjoint mode: peak memory against sequence length", "",
                   "| case | length | s/step | peak MB |", "|---|---|---|---|"]
@@ -277,7 +294,7 @@ def main() -> None:
     rows = [interleaved(args, case) for case in args.cases]
     adjoint = [] if args.no_adjoint else [run_one(args, case, "generic", "adjoint", factor)
                                           for case, factor in ADJOINT]
-    write_section(args.output, args.section, report(args, rows, adjoint))
+    write_section(args.output, args.section, report(args, rows, adjoint, figure(args, rows)))
     print(f"wrote section '{args.section}' of {args.output}")
 
 
