@@ -1,0 +1,32 @@
+"""bench/run.py's report: the table's verdicts and bounds, and the figure it links."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import run  # noqa: E402
+
+
+def _result(case: str, impl: str, step: float | None) -> dict:
+    return {"case": case, "impl": impl, "used": impl, "length": 40, "batch": 128,
+            "step_s": step, "samples_s": 128 / step if step else None, "peak_mb": 10.0,
+            "nfe": 156}
+
+
+def test_report_states_verdicts_and_bounds_and_links_its_figure(tmp_path):
+    args = Namespace(threads=1, device="cpu", quick=True, repeats=3, rounds=1,
+                     output=tmp_path / "docs" / "performance.md", section="quick")
+    rows = [(_result("ncde-speech", "generic", 0.3), _result("ncde-speech", "fast", 0.25),
+             _result("ncde-speech", "floor", 0.2)),
+            (_result("ltc-32-b16", "generic", 0.05), _result("ltc-32-b16", "fast", 0.01),
+             _result("ltc-32-b16", "floor", None))]
+    image = run.figure(args, rows)
+    assert image == tmp_path / "docs" / "img" / "performance_quick.png"
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = run.report(args, rows, [], image)
+    assert "| **1.2×** | ≥ 1.5×: not met | 1.5× |" in text
+    assert "| **5.0×** | ≥ 2×: met | — |" in text
+    assert "](img/performance_quick.png)" in text
