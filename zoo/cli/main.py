@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .. import __version__
 from ..errors import ZooError
 from . import commands, data, report, sweep
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -25,12 +27,20 @@ def build_parser() -> argparse.ArgumentParser:
     report.register(sub)
     return parser
 
+
+def _one_line_warnings(message, category, *_, **__) -> str:
+    """A warning as the user sees it: ``warning: <message>``, without Python's source line."""
+    return f"warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    if not args.debug:
+        warnings.formatwarning = _one_line_warnings
     try:
         return args.func(args) or 0
     except ZooError as exc:

@@ -1,7 +1,8 @@
 """Which implementation a field body runs: its fast path, or the generic torchdiffeq path.
 
 ``model.implementation: fast`` (the default) selects the fast path where the body has one and
-the solve allows it: backprop ``direct`` (the fast paths are differentiated by autograd) and,
+the solve allows it: backprop ``direct`` (the fast paths backpropagate through their own steps,
+by autograd or a hand-written reverse pass) and,
 for ODE solves, a torchdiffeq fixed-grid method with a tableau in :mod:`.tableau`. Backprop
 ``adjoint`` falls back to the generic path with a warning. The body records the outcome in its
 ``implementation_used`` attribute: ``"fast"`` or ``"generic (<reason>)"``.
@@ -20,8 +21,9 @@ def implementation(ctx, needs_fixed_grid: bool = True) -> str:
     if model.implementation == "generic":
         return "generic (requested)"
     if model.backprop.kind != "direct":
-        warnings.warn(f"model.backprop '{model.backprop.kind}': the fast path is differentiated "
-                      "by autograd only; running the generic path", stacklevel=3)
+        warnings.warn(f"model.backprop '{model.backprop.kind}': the fast paths backpropagate "
+                      "through their own steps (backprop 'direct') only; running the generic "
+                      "path", stacklevel=3)
         return f"generic ({model.backprop.kind})"
     if needs_fixed_grid:
         method = getattr(getattr(model.solver, "method", None), "value", None)
