@@ -23,8 +23,9 @@ from .lean import Stepper
 from .tableau import Tableau, combine, integrate
 from .tanh import tanh_times_backward, tanh_times_into
 
-#: rows (evaluations × samples) per block of the weight gradients' products
-BLOCK_ROWS = 2048
+#: rows (evaluations × samples) per block of the weight gradients' products: one rk4 step at
+#: batch 128 (Speech's NCDE step took 1–4 % less than with blocks of 1,024 or 2,048 rows)
+BLOCK_ROWS = 512
 
 
 def final_tanh_stepper(linears: list[nn.Linear], channels: int) -> Stepper:
