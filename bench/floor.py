@@ -62,11 +62,11 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     times, _ = grid.distinct_stages(dtype)
     z0 = body.z0(path, batch).detach()
     count = grid.steps * grid.tableau.stages
-    stepper = body.stepper()
+    stepper, steps = body.stepper(), z0.new_full((count,), 0.1)
+    first_input = torch.zeros(count, 1, dtype=torch.long)  # every evaluation reads stage 0
 
     def evaluations() -> None:
         inputs = body.stage_inputs(path, times[:1])
-        states = stepper(TABLEAUX["euler"], z0.new_full((count,), 0.1),
-                         torch.zeros(count, 1, dtype=torch.long), z0, inputs)
+        states = stepper(TABLEAUX["euler"], steps, first_input, z0, inputs)
         states[-1].sum().backward()
     return evaluations, 1

@@ -86,17 +86,20 @@ class _Solve(torch.autograd.Function):
         # per evaluation of a block: ∂ of the output layer's and each hidden layer's output
         out_bar = zs.new_empty(block * stages, *ts[0].shape)
         pre_bar = [a.new_empty(block * stages, *a.shape[1:]) for a in acts]
+        ones = zs.new_ones(block * stages * batch)  # sums the bias gradients' rows
+        # stage s's k̄ combines ȳ_{n+1} and the later stages' z̄ with (b_s, a_{s+1,s}, …)
+        weights_of = [(tableau.b[s], *(tableau.a[r][s] for r in range(s + 1, stages)))
+                      for s in range(stages)]
 
         def flush(n0: int, n1: int) -> None:
             """Adds the weight gradients of steps n0 … n1 − 1's evaluations."""
             e0, rows = n0 * stages, (n1 - n0) * stages
             ins = [zs[e0:e0 + rows], *(a[e0:e0 + rows] for a in acts)]
             bars = [*(p[:rows] for p in pre_bar), out_bar[:rows].view(rows, batch, -1)]
-            ones = zs.new_ones(rows * batch)
             for w, b, x, g in zip(w_bar_t, b_bar, ins, bars):
                 g, x = g.reshape(-1, g.shape[-1]), x.reshape(-1, x.shape[-1])
                 w.addmm_(x.t(), g)
-                b.addmv_(g.t(), ones)
+                b.addmv_(g.t(), ones[:len(g)])
 
         def vjp(n: int, s: int, k_bar: torch.Tensor, slot: int) -> torch.Tensor:
             """z̄_s = ∂_z(f(z_s) · dX_s)ᵀ k̄_s; keeps the layers' output gradients at ``slot``."""
@@ -116,8 +119,7 @@ class _Solve(torch.autograd.Function):
             h = dt[n]
             z_bars: list = [None] * stages  # z̄_s, set from the last stage down
             for s in reversed(range(stages)):
-                later = [tableau.a[r][s] for r in range(s + 1, stages)]
-                k_bar = combine((tableau.b[s], *later), [y_bar, *z_bars[s + 1:]])
+                k_bar = combine(weights_of[s], [y_bar, *z_bars[s + 1:]])
                 k_bar = torch.zeros_like(y_bar) if k_bar is None else h * k_bar
                 z_bars[s] = vjp(n, s, k_bar, (n % block) * stages + s)
             y_bar = y_bar + grad_ys[n] + sum(z_bars)

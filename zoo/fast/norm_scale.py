@@ -45,11 +45,11 @@ class _NormScale(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, grad):
         Q, X, s = ctx.saved_tensors
-        (_, K, N), parts = X.shape, chunks(X.shape[0])
+        (_, K, N), parts, grad = X.shape, chunks(X.shape[0]), grad.contiguous()
         dQ = s.new_empty(len(parts), K, K)
         call = function("norm_scale", "norm_scale_backward", X.dtype)
         each_chunk(parts, lambda index, g0, g1: call(
-            *longs(K, N), *pointers(X, s, grad.contiguous(), dQ[index]), *longs(g0, g1)))
+            *longs(K, N), *pointers(X, s, grad, dQ[index]), *longs(g0, g1)))
         dX = None if not ctx.needs_input_grad[1] else torch_form_gradient(
             lambda Q, X, form: norm_scale(Q, X, ctx.eps, form), [Q, X], 1, grad)
         return dQ.sum(0), dX, None
