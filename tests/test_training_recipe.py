@@ -494,3 +494,29 @@ def test_resume_with_eval_first_and_drop_last_continues_the_same_history():
         assert {k: v for k, v in a.items() if not k.startswith("time/")} == pytest.approx(
             {k: v for k, v in b.items() if not k.startswith("time/")}, rel=1e-6)
     assert resumed_test == pytest.approx(whole_test, rel=1e-6)
+
+
+@pytest.mark.parametrize("name, scope", [("cde-hebb", "without_static"),
+                                         ("ncde", "field"), ("gru-ode", "field")])
+def test_sepsis_penalty_scope_is_the_authors(name, scope):
+    """The FWP Sepsis code penalises the model its InitialValueNetwork wraps (the static
+    network is free); Kidger's baselines penalise the vector field only."""
+    from zoo.series import TaskInfo
+    from zoo.training.recipe import penalised_parameters
+
+    spec, _ = load_spec(REPO / f"specs/irie2022/table1/sepsis-oi/{name}.yaml")
+    assert spec.train.penalty_scope == scope
+    torch.manual_seed(0)
+    model = ZooModel(spec, DataShape(69, 7, 72, TaskInfo("binary", 1)))
+    static = [p for m in model.modules() if type(m).__name__ == "StaticNetwork"
+              for p in m.parameters()]
+    assert static
+    covered = {id(p) for p in penalised_parameters(model, spec.train.penalty_scope)}
+    assert not covered & {id(p) for p in static}
+    if scope == "without_static":
+        free = {id(p) for p in model.parameters()} - covered
+        assert free == {id(p) for p in static}
+        whole = float(weight_penalty(model, spec.train.model_copy(
+            update={"penalty_scope": "model"})))
+        assert float(weight_penalty(model, spec.train)) == pytest.approx(
+            whole - 0.03 * sum(float(p.norm()) for p in static), rel=1e-6)

@@ -139,7 +139,9 @@ class TrainSpec(Section):
     output_grad_scale: float = Field(1.0, gt=0, description="gradient multiplier on the readout")
     output_lr_scale: float = Field(1.0, gt=0, description="learning-rate multiplier on the readout")
     weight_penalty: float = Field(0.0, ge=0, description="loss += c * sum of per-tensor L2 norms")
-    penalty_scope: Literal["model", "field"] = "model"
+    penalty_scope: Literal["model", "field", "without_static"] = Field(
+        "model", description="parameters the weight penalty covers: model (all), field (the "
+        "vector field's), without_static (all but the static-feature initial-state network's)")
     grad_clip: float | None = Field(None, gt=0)
     dtype: Literal["float32", "float64"] = "float32"
     seeds: list[int] = Field([0], min_length=1, description="seeds a sweep runs by default")

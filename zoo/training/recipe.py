@@ -3,7 +3,11 @@
 Faithful to the FWP/NCDE authors' code (facts §4): Adam with lr = base_lr · batch/32 when
 ``lr_batch_scaling``; the readout's gradients multiplied by ``output_grad_scale`` (hooks); the
 readout's learning rate multiplied by ``output_lr_scale`` (EigenWorms ``final_layer_scaling``);
-loss += c · Σ_p ‖p‖₂ (per-tensor L2 norm, not squared) over the model or the vector field.
+loss += c · Σ_p ‖p‖₂ (per-tensor L2 norm, not squared) over the model, the vector field, or the
+model without its static-feature initial-state network (the FWP Sepsis code penalises its inner
+model only: ``regularise_parameters`` is the model that ``InitialValueNetwork`` wraps,
+IDSIA/neuraldiffeq-fwp ``speech_and_physionet/experiments/sepsis.py`` ``new_make_model`` and
+``common.py`` ``_add_weight_regularisation``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..fields.initial import StaticNetwork
 from ..model import ZooModel
 
 
@@ -34,11 +39,21 @@ def scale_output_gradients(model: ZooModel, scale: float) -> None:
             p.register_hook(lambda g, s=scale: g * s)
 
 
+def penalised_parameters(model: ZooModel, scope: str) -> list[nn.Parameter]:
+    """The parameters ``train.penalty_scope`` names."""
+    if scope == "field":
+        return model.field_parameters()
+    if scope == "without_static":
+        static = {id(p) for m in model.modules() if isinstance(m, StaticNetwork)
+                  for p in m.parameters()}
+        return [p for p in model.parameters() if id(p) not in static]
+    return list(model.parameters())
+
+
 def weight_penalty(model: ZooModel, train) -> torch.Tensor | float:
     if train.weight_penalty == 0:
         return 0.0
-    params: list[nn.Parameter] = (list(model.parameters()) if train.penalty_scope == "model"
-                                  else model.field_parameters())
+    params = penalised_parameters(model, train.penalty_scope)
     return train.weight_penalty * sum(p.norm() for p in params)
 
 
