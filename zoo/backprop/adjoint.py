@@ -14,19 +14,25 @@ class AdjointConfig(BackpropConfig):
     """Continuous adjoint (torchdiffeq.odeint_adjoint); gradients w.r.t. all field parameters.
 
     The backward solve uses the forward method and options, as in torchdiffeq (and as the FWP
-    and NCDE authors ran it) unless ``adjoint_method`` is given. It reconstructs the state
-    backwards between requested output times, restarting from the forward solution at each:
-    ``outputs`` chooses between the authors' dense outputs and constant memory.
+    and NCDE authors ran it) unless ``adjoint_method`` is given. It integrates the state and
+    its adjoint backwards between consecutive requested output times, restarting the state
+    from the stored forward solution at each, so the set of requested times changes the
+    gradients (not the forward values). ``outputs: needed`` requests the start and the times
+    the model reads (a classifier: the batch's distinct final times). The FWP and NCDE authors
+    requested those and the end time (``NeuralCDE.forward`` and the ``FastWeight*`` models in
+    IDSIA/neuraldiffeq-fwp ``speech_and_physionet/experiments/models/metamodel.py``, lines
+    133-142, after Kidger et al.'s ``metamodel.py``; EigenWorms: start and end). Their extra
+    end time opens a backward segment on which the adjoint is zero, so it changes no number and
+    is left out: ``needed`` gives their gradients. ``outputs: grid`` requests every grid time.
     """
 
     kind: Literal["adjoint"] = "adjoint"
     adjoint_method: str | None = Field(None, description="solver for the backward pass")
-    outputs: Literal["grid", "needed"] = Field(
-        "grid", description="grid: ask the solver for the state at every grid time, as the "
-        "FWP/NCDE authors did (the backward pass restarts from the stored forward state at "
-        "each one; memory grows with the sequence); needed: only the times the model reads "
-        "(memory independent of the length; gradients differ within the adjoint's "
-        "discretisation error)")
+    outputs: Literal["needed", "grid"] = Field(
+        "needed", description="needed: only the start and the times the model reads (the "
+        "gradients of the FWP/NCDE authors' code; memory independent of the length); grid: "
+        "every grid time (the backward pass restarts from the stored forward state at each "
+        "one; memory grows with the sequence)")
 
     def odeint(self, func, y0, t, **solver_kwargs):
         extra = {}

@@ -47,10 +47,10 @@ def solve_at(integrate, func, y0: torch.Tensor, path, rows: torch.Tensor | None 
              ) -> torch.Tensor:
     """Solve on ``path.grid_points``: the state at grid index ``rows[b]`` per sample (B, ...),
     or at every grid point (T, B, ...) when ``rows`` is None. For per-sample reads only the
-    needed grid times are requested (fixed steps still come from the whole grid, so the
-    solution is the same), unless the integrator wants dense outputs (the continuous adjoint
-    with ``outputs: grid``); with only the needed times an adjoint solve keeps a few states in
-    memory instead of one per grid point."""
+    start and the needed grid times are requested (fixed steps still come from the whole grid,
+    so the forward solution is the same), unless the integrator wants dense outputs (the
+    continuous adjoint with ``outputs: grid``); the adjoint's gradients depend on that set
+    (:class:`zoo.backprop.adjoint.AdjointConfig`)."""
     grid = path.grid_points
     if rows is None or integrate.dense_outputs:
         states = integrate(func, y0, grid)
