@@ -36,13 +36,14 @@ def assert_close(fast: torch.Tensor, generic: torch.Tensor, rtol: float, name: s
 def assert_fast_equals_generic(field: dict, method: str, *, per_step: bool = False,
                                dtype: torch.dtype = torch.float64, step_size: float = 0.4,
                                channels: int = 3, initial: str = "auto",
-                               device: str = "cpu") -> None:
-    """Outputs, parameter gradients and NFE of the fast path equal the generic path's for a
-    batch with per-sample final indices (``step_size`` 0.4 on the grid 0..5 also exercises
-    torchdiffeq's interpolation of output times between grid points)."""
+                               device: str = "cpu", backprop: str | dict = "direct") -> None:
+    """Outputs, parameter gradients and NFE (forward, and forward + backward) of the fast path
+    equal the generic path's for a batch with per-sample final indices (``step_size`` 0.4 on
+    the grid 0..5 also exercises torchdiffeq's interpolation of output times between grid
+    points and, with the adjoint, backward segments that do not start on the forward grid)."""
     torch.manual_seed(0)
     options = dict(channels=channels, method=method, step_size=step_size, per_step=per_step,
-                   initial=initial)
+                   initial=initial, backprop=backprop)
     fast = make_model(field, **options).to(device, dtype)
     generic = make_model({**field}, **options).to(device, dtype)
     generic.body.implementation_used = "generic (requested)"
@@ -53,5 +54,6 @@ def assert_fast_equals_generic(field: dict, method: str, *, per_step: bool = Fal
     assert_close(fast(batch), generic(batch), rtol, "output")
     assert fast.integrator.nfe == generic.integrator.nfe
     g_fast, g_generic = gradients(fast, batch), gradients(generic, batch)
+    assert fast.integrator.nfe == generic.integrator.nfe
     for name in g_generic:
         assert_close(g_fast[name], g_generic[name], rtol, name)

@@ -54,14 +54,14 @@ def test_initial_states(initial):
     assert_fast_equals_generic(field({"rule": "delta"}, "ode"), "rk4", initial=initial)
 
 
-def test_adjoint_and_two_layers_run_generic():
-    with pytest.warns(UserWarning, match="generic path"):
-        model = make_model(SMALL, channels=3, backprop="adjoint", step_size=0.5)
-    assert model.body.implementation_used == "generic (adjoint)"
+def test_two_layers_and_adaptive_solvers_run_generic():
     model = make_model({**SMALL, "form": "ode", "layers": 2}, channels=3, step_size=0.5)
     assert model.body.implementation_used == "generic (two-layer model)"
-    assert make_model(SMALL, channels=3, method="dopri5").body.implementation_used \
-        == "generic (solver dopri5)"
+    with pytest.warns(UserWarning, match="model.solver 'dopri5'.*generic path"):
+        model = make_model(SMALL, channels=3, method="dopri5")
+    assert model.body.implementation_used == "generic (solver dopri5)"
+    assert make_model(SMALL, channels=3, backprop="adjoint",
+                      step_size=0.5).body.implementation_used == "fast"
 
 
 @pytest.mark.parametrize("transpose", [False, True])

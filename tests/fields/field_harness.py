@@ -14,14 +14,14 @@ from zoo.spec.schema import spec_model
 
 
 def make_spec(field: dict, *, method: str = "rk4", step_size: float | None = None,
-              backprop: str = "direct", initial: str = "auto") -> Any:
+              backprop: str | dict = "direct", initial: str = "auto") -> Any:
     solver: dict = {"kind": "torchdiffeq", "method": method}
     if step_size is not None:
         solver["step_size"] = step_size
     return spec_model().model_validate({
         "data": {"kind": "irregular_sines"},
         "model": {"control": {"kind": "natural_cubic"}, "field": field, "solver": solver,
-                  "backprop": {"kind": backprop}, "initial": {"kind": initial},
+                  "backprop": backprop if isinstance(backprop, dict) else {"kind": backprop}, "initial": {"kind": initial},
                   "readout": {"kind": "classify"}},
     })
 

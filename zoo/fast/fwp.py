@@ -5,15 +5,17 @@ and Oja → :mod:`.fwp_rank_one` (lean loop). All evaluate the control and the s
 distinct stage time in one call, in the layout of the path that reads them
 (:func:`.fwp_stages.distinct_writes` for Hebb, :func:`.fwp_stages.distinct_writes_batch_last`
 for the others). A model that reads only its final state asks for :func:`fast_read`, which the
-Hebb and pre-delta paths compute without forming W after W(t0).
+Hebb and pre-delta paths compute without forming W after W(t0). With backprop ``adjoint`` the
+solve is :func:`fast_adjoint`'s.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ..fields.fwp.fast_weight import retrieve
-from ..fields.fwp.rules import Delta
+from ..fields.fwp.fast_weight import as_matrices, flatten, retrieve
+from ..fields.fwp.rules import Delta, Write
+from .adjoint import FastAdjoint
 from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
@@ -45,6 +47,24 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
         return pre_delta_read(writes, index, grid, w0, weights, q, transpose)
     return retrieve(rank_one_states(rule, writes, index, grid, w0, weights, all_states=False), q,
                     transpose)
+
+
+def fast_adjoint(update, path, integrator) -> FastAdjoint:
+    """The continuous adjoint of the learning-rule ODE (:mod:`.adjoint`): the rule's writes at a
+    block's stage times in one call, its term dW/dt per stage (for a rule that does not read W,
+    Hebb, every stage's at once)."""
+    rule, heads = update.rule, update.heads
+
+    def inputs(times: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        w = update.write(*update.inputs(path, times))
+        return w.key, w.value, w.rate
+
+    def field(y: torch.Tensor | None, key, value, rate) -> torch.Tensor:
+        return flatten(rule.term(Write(key, value, rate), None if y is None
+                                 else as_matrices(y, heads)))
+
+    return FastAdjoint(integrator, inputs, field, update.parameters(),
+                       state_free=not rule.reads_state)
 
 
 def _stages(update, w0: torch.Tensor, path, integrator):

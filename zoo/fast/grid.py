@@ -26,14 +26,17 @@ class FixedGrid:
     points: torch.Tensor
     t: torch.Tensor
     tableau: Tableau
+    step: float
 
     @classmethod
-    def plan(cls, integrator, t: torch.Tensor) -> FixedGrid:
-        """The grid the integrator's solver would step on; counts its stage evaluations (NFE)."""
-        kwargs = integrator.solver.odeint_kwargs(t)
+    def plan(cls, integrator, t: torch.Tensor, grid: torch.Tensor | None = None) -> FixedGrid:
+        """The grid the integrator's solver would step on towards ``t``, its step size set by
+        ``grid`` (default ``t``) as :class:`zoo.build_context.Integrator` sets it; counts its
+        stage evaluations (NFE)."""
+        kwargs = integrator.solver.odeint_kwargs(t if grid is None else grid)
         step = kwargs["options"]["step_size"]
         points = FixedGridODESolver._grid_constructor_from_step_size(step)(None, None, t)
-        grid = cls(points, t, TABLEAUX[kwargs["method"]])
+        grid = cls(points, t, TABLEAUX[kwargs["method"]], step)
         integrator.nfe += grid.steps * grid.tableau.stages
         return grid
 
@@ -75,6 +78,11 @@ class FixedGrid:
         exact = g[n + 1] == t[1:]
         lam = torch.where(exact, torch.ones_like(t[1:]), (t[1:] - g[n]) / (g[n + 1] - g[n]))
         return torch.cat([n.new_full((1,), -1), n]), torch.cat([t.new_ones(1), lam])
+
+    def points_read(self) -> list[int]:
+        """The grid points whose states :meth:`outputs` reads."""
+        n, _ = self._locate()
+        return torch.unique(torch.cat([n + 1, n.clamp(min=0)])).tolist()
 
     def outputs(self, states: list[torch.Tensor], rows: torch.Tensor | None = None
                 ) -> torch.Tensor:

@@ -11,18 +11,22 @@ from torch import nn
 
 from ..fast.final_tanh_solve import final_tanh_stepper
 from ..fast.lean import Stepper
-from .matrix_func import MatrixFieldFunc
+from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
 
 
 class CDEBody(SolvedBody):
     has_fast_path = True
+    has_adaptive_fast_path = True
 
     def func(self, path) -> nn.Module:
         return MatrixFieldFunc(self.vector_field, path.derivative)
 
     def stage_inputs(self, path, times):
         return (path.derivative(times),)
+
+    def stage_field(self, z, dx):
+        return matrix_times(self.vector_field(z), dx)
 
     def stepper(self) -> Stepper:
         field = self.vector_field

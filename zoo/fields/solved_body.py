@@ -6,6 +6,8 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
+from ..fast.adaptive import ADAPTIVE, AdaptiveSolve
+from ..fast.adjoint import FastAdjoint
 from ..fast.choice import implementation
 from ..fast.lean import Stepper, field_stepper, lean_features
 from .initial import output_index, solve_at, step_states
@@ -18,10 +20,15 @@ class SolvedBody(nn.Module):
     A subclass with ``has_fast_path`` also splits the field into :meth:`stage_inputs` (the
     state-independent part, evaluated at all stage times in one call) and :meth:`stage_field`
     (the rest), run by :func:`zoo.fast.lean.lean_features` when ``implementation_used`` is
-    ``"fast"``; :meth:`stepper` may replace that loop with the field's own.
+    ``"fast"`` (by :class:`zoo.fast.adjoint.FastAdjoint` with backprop ``adjoint``);
+    :meth:`stepper` may replace the direct loop with the field's own. A subclass with
+    ``has_adaptive_fast_path`` runs the adaptive methods of :data:`zoo.fast.adaptive.ADAPTIVE`
+    (``dopri5``, backprop ``direct``) on the same split, by
+    :class:`zoo.fast.adaptive.AdaptiveSolve`.
     """
 
     has_fast_path = False
+    has_adaptive_fast_path = False
 
     def __init__(self, ctx: BuildContext, initial: nn.Module, vector_field: nn.Module,
                  features: int):
@@ -31,8 +38,11 @@ class SolvedBody(nn.Module):
         self.initial = initial
         self.vector_field = vector_field
         self.features = features
-        self.implementation_used = (implementation(ctx) if self.has_fast_path
-                                    else "generic (no fast path)")
+        self.implementation_used = (
+            implementation(ctx, fast_adjoint=True, adaptive=self.has_adaptive_fast_path)
+            if self.has_fast_path else "generic (no fast path)")
+        method = getattr(getattr(ctx.spec.model.solver, "method", None), "value", None)
+        self.adaptive = ctx.spec.model.solver.kind == "torchdiffeq" and method in ADAPTIVE
 
     def func(self, path) -> nn.Module:
         raise NotImplementedError
@@ -53,11 +63,19 @@ class SolvedBody(nn.Module):
         return self.initial(path, batch)
 
     def forward(self, path, batch) -> torch.Tensor:
-        if self.implementation_used == "fast":
-            return lean_features(self.integrate, path, batch, self.z0(path, batch),
+        z0 = self.z0(path, batch)
+        if self.implementation_used != "fast":
+            solve, func = self.integrate, self.func(path)
+        elif self.integrate.backprop.kind == "adjoint":
+            solve, func = FastAdjoint(self.integrate, lambda t: self.stage_inputs(path, t),
+                                      self.stage_field, self.vector_field.parameters()), None
+        elif self.adaptive:
+            solve, func = AdaptiveSolve(self.integrate, lambda t: self.stage_inputs(path, t),
+                                        self.stage_field), None
+        else:
+            return lean_features(self.integrate, path, batch, z0,
                                  lambda t: self.stage_inputs(path, t), self.stepper(),
                                  self.per_step)
-        func, z0 = self.func(path), self.z0(path, batch)
         if self.per_step:
-            return step_states(solve_at(self.integrate, func, z0, path), path, batch)
-        return solve_at(self.integrate, func, z0, path, output_index(path, batch))
+            return step_states(solve_at(solve, func, z0, path), path, batch)
+        return solve_at(solve, func, z0, path, output_index(path, batch))

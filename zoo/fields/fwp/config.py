@@ -88,6 +88,7 @@ class FWPConfig(FieldConfig):
         initial = InitialFastWeight(init.kind, ctx.shape.input_channels, u, d, heads,
                                     ctx.shape.static_channels, init.hidden)
         transpose = update.transpose if self.transpose_readout is None else self.transpose_readout
-        used = "generic (two-layer model)" if self.layers == 2 else implementation(ctx)
+        used = ("generic (two-layer model)" if self.layers == 2
+                else implementation(ctx, fast_adjoint=True))
         return FWPBody(update, initial, QueryReadout(d, heads, d_ff), ctx.integrate, d,
                        transpose, ctx.shape.task.per_step, used)
