@@ -14,7 +14,7 @@ from zoo.backprop.adjoint import AdjointConfig
 from zoo.build_context import Integrator
 from zoo.controls.natural_cubic import NaturalCubicConfig
 from zoo.fast import adjoint
-from zoo.fast.adjoint import adjoint_solve
+from zoo.fast.adjoint import FieldSteps, adjoint_solve
 from zoo.solvers.torchdiffeq_solver import TorchdiffeqConfig
 
 FWP_RULES = [{"rule": "hebb"}, {"rule": "oja"}, {"rule": "delta"},
@@ -93,7 +93,7 @@ def test_segments_off_the_forward_grid():
     t = times[[0, 4, 9, 12]]
     weights = torch.randn(4, 4, 5, dtype=torch.float64)
     integrator = Integrator(TorchdiffeqConfig(method="rk4", step_size=0.3), AdjointConfig())
-    ours = adjoint_solve(integrator, t, y0, inputs, field, params)
+    ours = adjoint_solve(integrator, t, y0, inputs, FieldSteps(field), params)
     ours_grads = torch.autograd.grad((ours * weights).sum(), (y0, *params))
     theirs = torchdiffeq.odeint_adjoint(Func(), y0, t, method="rk4",
                                         options={"step_size": 0.3}, adjoint_params=params)

@@ -35,48 +35,125 @@ from .tableau import Tableau, combine
 
 #: steps whose stage inputs are evaluated (and differentiated) in one call
 BLOCK_STEPS = 64
+
+
+class AdjointSteps:
+    """How a field's steps run, forward and in the augmented backward solve: the extension
+    point of the fast adjoint. :class:`FieldSteps` serves any ``stage_field`` under autograd;
+    a family may bring its own (:mod:`.fwp_adjoint`)."""
+
+    def forward(self, block: FixedGrid, index: torch.Tensor, y0: torch.Tensor,
+                inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+        """The states y_0 … y_N at the block's grid points, from y_0 = ``y0`` and the inputs
+        at its distinct stage times (each (B, U, ·)), stage (n, s) at index[n, s]."""
+        raise NotImplementedError
+
+    def backward(self, block: FixedGrid, index: torch.Tensor, y: torch.Tensor, a: torch.Tensor,
+                 inputs: tuple[torch.Tensor, ...], params: tuple[torch.Tensor, ...]
+                 ) -> tuple[torch.Tensor, torch.Tensor, list, list]:
+        """The augmented steps over a block of a backward segment (τ grid, the inputs at its
+        real stage times): (y, a) at its end, the inputs' cotangents Σ h b_s (∂f/∂u)ᵀ a_s
+        (None where there is none) and the parameters' direct part Σ h b_s (∂f/∂θ)ᵀ a_s."""
+        raise NotImplementedError
+
+
 #: dy/dt from the state and one stage's inputs (each (B, ·)); a state-free field also takes
 #: inputs with a stage axis (B, M, ·) and ignores the state (None)
 StageField = Callable[..., torch.Tensor]
 
 
+class FieldSteps(AdjointSteps):
+    """The steps of a ``stage_field`` f(y, *u): forward without a graph, backward with one
+    vector-Jacobian product per stage under autograd. ``state_free``: f ignores y (Hebb's
+    rule), so a is constant on a segment and a block's stages go in one call each way."""
+
+    def __init__(self, field: StageField, state_free: bool = False):
+        self.field, self.state_free = field, state_free
+
+    def forward(self, block, index, y0, inputs):
+        dt = block.dt.to(y0.dtype)
+        if not self.state_free:
+            return field_stepper(self.field)(block.tableau, dt, index, y0, inputs)
+        increments = _stage_weights(block.tableau, dt, index, inputs[0].shape[1]) @ \
+            self.field(None, *inputs).movedim(1, 0).flatten(1)
+        return list(torch.cat([y0.flatten()[None], increments]).cumsum(0).view(-1, *y0.shape))
+
+    def backward(self, block, index, y, a, inputs, params):
+        dt = block.dt.to(y.dtype)
+        if self.state_free:
+            # a is constant, ū_j = h b_j a at every stage; y is not needed (f does not read it,
+            # and it restarts from the forward state at t_{i−1})
+            weights = _stage_weights(block.tableau, dt, index, inputs[0].shape[1]).sum(0)
+            with torch.enable_grad():
+                leaves = [u.detach().requires_grad_() for u in inputs]
+                f = self.field(None, *leaves)
+            cotangent = weights.view(1, -1, *(1,) * (a.dim() - 1)) * a.unsqueeze(1)
+            grads = torch.autograd.grad(f, (*leaves, *params), cotangent, allow_unused=True)
+            return y, a, list(grads[:len(leaves)]), list(grads[len(leaves):])
+        leaves = [u.detach().requires_grad_() for u in inputs]
+        bars = [torch.zeros_like(u) for u in leaves]
+        p_bar: list = [None] * len(params)
+        tableau, position = block.tableau, index.tolist()
+        for n, h in enumerate(dt.unbind(0)):
+            fs: list[torch.Tensor] = []
+            gs: list[torch.Tensor] = []
+            for s, row in enumerate(tableau.a):
+                fy, ga = combine(row, fs), combine(row, gs)
+                y_s = y if fy is None else y - h * fy
+                a_s = a if ga is None else a + h * ga
+                u = position[n][s]
+                with torch.enable_grad():
+                    z = y_s.detach().requires_grad_()
+                    stage = [x[:, u] for x in leaves]
+                    f = self.field(z, *stage)
+                    g, *rest = torch.autograd.grad(f, (z, *stage, *params), a_s,
+                                                   allow_unused=True)
+                fs.append(f.detach())
+                gs.append(torch.zeros_like(a) if g is None else g)
+                if tableau.b[s]:
+                    weight = h * tableau.b[s]
+                    for bar, grad in zip(bars, rest[:len(stage)]):
+                        if grad is not None:
+                            bar[:, u] += weight * grad
+                    _accumulate(p_bar, rest[len(stage):], weight)
+            y = y - h * combine(tableau.b, fs)
+            a = a + h * combine(tableau.b, gs)
+        return y, a, bars, p_bar
+
+
 class FastAdjoint:
     """Stands in for :class:`zoo.build_context.Integrator` in :func:`zoo.fields.initial.solve_at`:
-    solves with the integrator's solver by :func:`adjoint_solve` over a body's stage split
-    (``func`` is ignored)."""
+    solves with the integrator's solver by :func:`adjoint_solve` (``func`` is ignored)."""
 
-    def __init__(self, integrator, stage_inputs: StageInputs, field: StageField,
-                 params: Sequence[torch.Tensor], state_free: bool = False):
-        self.integrator, self.stage_inputs, self.field = integrator, stage_inputs, field
+    def __init__(self, integrator, stage_inputs: StageInputs, steps: AdjointSteps,
+                 params: Sequence[torch.Tensor]):
+        self.integrator, self.stage_inputs, self.steps = integrator, stage_inputs, steps
         self.params = tuple(p for p in params if p.requires_grad)
-        self.state_free = state_free
         self.dense_outputs = integrator.dense_outputs
 
     def __call__(self, func, y0: torch.Tensor, t: torch.Tensor,
                  grid: torch.Tensor | None = None) -> torch.Tensor:
-        return adjoint_solve(self.integrator, t, y0, self.stage_inputs, self.field,
-                             self.params, grid, self.state_free)
+        return adjoint_solve(self.integrator, t, y0, self.stage_inputs, self.steps,
+                             self.params, grid)
 
 
 def adjoint_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: StageInputs,
-                  field: StageField, params: tuple[torch.Tensor, ...],
-                  grid: torch.Tensor | None = None, state_free: bool = False) -> torch.Tensor:
+                  steps: AdjointSteps, params: tuple[torch.Tensor, ...],
+                  grid: torch.Tensor | None = None) -> torch.Tensor:
     """y at the output times ``t`` (T, B, ...) with the gradients of torchdiffeq's
     ``odeint_adjoint(func, y0, t, adjoint_params=params)`` (fixed step from ``grid``, default
     ``t``); counts the forward and backward evaluations in ``integrator.nfe``."""
     plan = FixedGrid.plan(integrator, t, grid)
-    problem = _Problem(plan, integrator, stage_inputs, field, params, state_free)
-    return _Adjoint.apply(problem, y0, *params)
+    return _Adjoint.apply(_Problem(plan, integrator, stage_inputs, steps, params), y0, *params)
 
 
 class _Problem:
-    """What the autograd function needs besides tensors: the forward grid and the field."""
+    """What the autograd function needs besides tensors: the forward grid and the steps."""
 
     def __init__(self, plan: FixedGrid, integrator, stage_inputs: StageInputs,
-                 field: StageField, params: tuple[torch.Tensor, ...], state_free: bool):
+                 steps: AdjointSteps, params: tuple[torch.Tensor, ...]):
         self.plan, self.integrator = plan, integrator
-        self.stage_inputs, self.field, self.params = stage_inputs, field, params
-        self.state_free = state_free
+        self.stage_inputs, self.steps, self.params = stage_inputs, steps, params
 
     def segment(self, i: int) -> FixedGrid:
         """torchdiffeq's grid for the backward solve from t_i to t_{i−1}, in τ = −t."""
@@ -101,12 +178,7 @@ class _Adjoint(torch.autograd.Function):
         y = y0
         for start, block in _blocks(plan):
             times, index = block.distinct_stages(y0.dtype)
-            inputs = problem.stage_inputs(times)
-            dt = block.dt.to(y0.dtype)
-            if problem.state_free:
-                ys = _state_free_steps(problem.field, block.tableau, dt, index, y, inputs)
-            else:
-                ys = field_stepper(problem.field)(block.tableau, dt, index, y, inputs)
+            ys = problem.steps.forward(block, index, y, problem.stage_inputs(times))
             for k, state in enumerate(ys[1:], start + 1):
                 if k in keep:
                     states[k] = state
@@ -120,23 +192,27 @@ class _Adjoint(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, grad_ys: torch.Tensor):
         problem, (ys,) = ctx.problem, ctx.saved_tensors
-        p_bar = [torch.zeros_like(p) for p in problem.params]
+        params = problem.params
+        p_bar = [torch.zeros_like(p) for p in params]
         y, a = ys[-1], grad_ys[-1]
         for i in range(len(ys) - 1, 0, -1):
             segment = problem.segment(i)
             problem.integrator.nfe += segment.steps * segment.tableau.stages
             for _, block in _blocks(segment):
-                y, a = _backward_block(problem, block, y, a, p_bar)
+                times, index = block.distinct_stages(y.dtype)
+                with torch.enable_grad():
+                    inputs = problem.stage_inputs(-times)
+                y, a, bars, direct = problem.steps.backward(
+                    block, index, y, a, tuple(u.detach() for u in inputs), params)
+                _accumulate(p_bar, direct)
+                pairs = [(u, bar) for u, bar in zip(inputs, bars)
+                         if u.requires_grad and bar is not None]
+                if pairs:
+                    _accumulate(p_bar, torch.autograd.grad(
+                        [u for u, _ in pairs], params, [bar for _, bar in pairs],
+                        allow_unused=True))
             y, a = ys[i - 1], a + grad_ys[i - 1]
         return None, a, *p_bar
-
-
-def _state_free_steps(field: StageField, tableau: Tableau, dt: torch.Tensor,
-                      index: torch.Tensor, y0: torch.Tensor, inputs) -> list[torch.Tensor]:
-    """y_{n+1} = y_n + h_n Σ_s b_s f(u_{n,s}) with every stage's f from one call."""
-    increments = _stage_weights(tableau, dt, index, inputs[0].shape[1]) @ \
-        field(None, *inputs).movedim(1, 0).flatten(1)
-    return list(torch.cat([y0.flatten()[None], increments]).cumsum(0).view(-1, *y0.shape))
 
 
 def _stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
@@ -148,58 +224,9 @@ def _stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
     return weights
 
 
-def _backward_block(problem: _Problem, block: FixedGrid, y: torch.Tensor, a: torch.Tensor,
-                    p_bar: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The augmented steps over one block of a backward segment (τ grid); adds θ̄ to p_bar."""
-    times, index = block.distinct_stages(y.dtype)
-    dt = block.dt.to(y.dtype)
-    with torch.enable_grad():
-        inputs = problem.stage_inputs(-times)
-    if problem.state_free:
-        # a is constant, ū_j = h b_j a at every stage; y is not needed (f does not read it,
-        # and it restarts from the forward state at t_{i−1})
-        weights = _stage_weights(block.tableau, dt, index, len(times)).sum(0)
-        with torch.enable_grad():
-            f = problem.field(None, *inputs)
-        cotangent = weights.view(1, -1, *(1,) * (a.dim() - 1)) * a.unsqueeze(1)
-        _accumulate(p_bar, torch.autograd.grad(f, problem.params, cotangent, allow_unused=True))
-        return y, a
-    leaves = [u.detach().requires_grad_() for u in inputs]
-    bars = [torch.zeros_like(u) for u in leaves]
-    tableau, position = block.tableau, index.tolist()
-    for n, h in enumerate(dt.unbind(0)):
-        fs: list[torch.Tensor] = []
-        gs: list[torch.Tensor] = []
-        for s, row in enumerate(tableau.a):
-            fy, ga = combine(row, fs), combine(row, gs)
-            y_s = y if fy is None else y - h * fy
-            a_s = a if ga is None else a + h * ga
-            u = position[n][s]
-            with torch.enable_grad():
-                z = y_s.detach().requires_grad_()
-                stage = [x[:, u] for x in leaves]
-                f = problem.field(z, *stage)
-                g, *rest = torch.autograd.grad(f, (z, *stage, *problem.params), a_s,
-                                               allow_unused=True)
-            fs.append(f.detach())
-            gs.append(torch.zeros_like(a) if g is None else g)
-            weight = h * tableau.b[s]
-            if tableau.b[s]:
-                for bar, grad in zip(bars, rest[:len(stage)]):
-                    if grad is not None:
-                        bar[:, u] += weight * grad
-                _accumulate(p_bar, rest[len(stage):], weight)
-        y = y - h * combine(tableau.b, fs)
-        a = a + h * combine(tableau.b, gs)
-    differentiable = [i for i, u in enumerate(inputs) if u.requires_grad]
-    if differentiable:
-        _accumulate(p_bar, torch.autograd.grad([inputs[i] for i in differentiable],
-                                               problem.params, [bars[i] for i in differentiable],
-                                               allow_unused=True))
-    return y, a
-
-
-def _accumulate(totals: list[torch.Tensor], grads, weight: torch.Tensor | float = 1.0) -> None:
-    for total, grad in zip(totals, grads):
+def _accumulate(totals: list, grads, weight: torch.Tensor | float = 1.0) -> None:
+    """totals[i] += weight · grads[i] where a gradient exists (a None total takes it)."""
+    for i, grad in enumerate(grads):
         if grad is not None:
-            total.add_(grad if isinstance(weight, float) and weight == 1.0 else weight * grad)
+            grad = grad if isinstance(weight, float) and weight == 1.0 else weight * grad
+            totals[i] = grad if totals[i] is None else totals[i].add_(grad)

@@ -15,7 +15,7 @@ import torch
 
 from ..fields.fwp.fast_weight import as_matrices, flatten, retrieve
 from ..fields.fwp.rules import Delta, Write
-from .adjoint import FastAdjoint
+from .adjoint import FastAdjoint, FieldSteps
 from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
@@ -63,8 +63,8 @@ def fast_adjoint(update, path, integrator) -> FastAdjoint:
         return flatten(rule.term(Write(key, value, rate), None if y is None
                                  else as_matrices(y, heads)))
 
-    return FastAdjoint(integrator, inputs, field, update.parameters(),
-                       state_free=not rule.reads_state)
+    return FastAdjoint(integrator, inputs, FieldSteps(field, state_free=not rule.reads_state),
+                       update.parameters())
 
 
 def _stages(update, w0: torch.Tensor, path, integrator):

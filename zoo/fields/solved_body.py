@@ -7,7 +7,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..fast.adaptive import ADAPTIVE, AdaptiveSolve
-from ..fast.adjoint import FastAdjoint
+from ..fast.adjoint import FastAdjoint, FieldSteps
 from ..fast.choice import implementation
 from ..fast.lean import Stepper, field_stepper, lean_features
 from .initial import output_index, solve_at, step_states
@@ -68,7 +68,8 @@ class SolvedBody(nn.Module):
             solve, func = self.integrate, self.func(path)
         elif self.integrate.backprop.kind == "adjoint":
             solve, func = FastAdjoint(self.integrate, lambda t: self.stage_inputs(path, t),
-                                      self.stage_field, self.vector_field.parameters()), None
+                                      FieldSteps(self.stage_field),
+                                      self.vector_field.parameters()), None
         elif self.adaptive:
             solve, func = AdaptiveSolve(self.integrate, lambda t: self.stage_inputs(path, t),
                                         self.stage_field), None
