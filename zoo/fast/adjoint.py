@@ -43,9 +43,10 @@ class AdjointSteps:
     a family may bring its own (:mod:`.fwp_adjoint`)."""
 
     def forward(self, block: FixedGrid, index: torch.Tensor, y0: torch.Tensor,
-                inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-        """The states y_0 … y_N at the block's grid points, from y_0 = ``y0`` and the inputs
-        at its distinct stage times (each (B, U, ·)), stage (n, s) at index[n, s]."""
+                inputs: tuple[torch.Tensor, ...], keep: set[int]) -> list:
+        """The states y_0 … y_N at the block's grid points from y_0 = ``y0`` and the inputs at
+        its distinct stage times (stage (n, s) at index[n, s]); only those in ``keep`` and
+        y_N need be formed (None elsewhere)."""
         raise NotImplementedError
 
     def backward(self, block: FixedGrid, index: torch.Tensor, y: torch.Tensor, a: torch.Tensor,
@@ -70,7 +71,7 @@ class FieldSteps(AdjointSteps):
     def __init__(self, field: StageField, state_free: bool = False):
         self.field, self.state_free = field, state_free
 
-    def forward(self, block, index, y0, inputs):
+    def forward(self, block, index, y0, inputs, keep):
         dt = block.dt.to(y0.dtype)
         if not self.state_free:
             return field_stepper(self.field)(block.tableau, dt, index, y0, inputs)
@@ -178,7 +179,8 @@ class _Adjoint(torch.autograd.Function):
         y = y0
         for start, block in _blocks(plan):
             times, index = block.distinct_stages(y0.dtype)
-            ys = problem.steps.forward(block, index, y, problem.stage_inputs(times))
+            ys = problem.steps.forward(block, index, y, problem.stage_inputs(times),
+                                       {k - start for k in keep})
             for k, state in enumerate(ys[1:], start + 1):
                 if k in keep:
                     states[k] = state

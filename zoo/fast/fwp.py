@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import torch
 
-from ..fields.fwp.fast_weight import as_matrices, flatten, retrieve
-from ..fields.fwp.rules import Delta, Write
-from .adjoint import FastAdjoint, FieldSteps
+from ..fields.fwp.fast_weight import retrieve
+from ..fields.fwp.rules import Delta
+from .adjoint import FastAdjoint
 from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
-from .fwp_stages import distinct_writes, distinct_writes_batch_last
+from .fwp_adjoint import RankOneSteps
+from .fwp_stages import distinct_writes, distinct_writes_batch_last, stage_inputs
 from .grid import FixedGrid
 
 
@@ -49,21 +50,15 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
                     transpose)
 
 
-def fast_adjoint(update, path, integrator) -> FastAdjoint:
-    """The continuous adjoint of the learning-rule ODE (:mod:`.adjoint`): the rule's writes at a
-    block's stage times in one call, its term dW/dt per stage (for a rule that does not read W,
-    Hebb, every stage's at once)."""
-    rule, heads = update.rule, update.heads
-
+def fast_adjoint(update, path, integrator, batch: int) -> FastAdjoint:
+    """The continuous adjoint of the learning-rule ODE (:mod:`.adjoint`) with the rule's steps
+    by hand (:mod:`.fwp_adjoint`): the writes at a block's stage times in one call."""
     def inputs(times: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        w = update.write(*update.inputs(path, times))
-        return w.key, w.value, w.rate
+        w = update.rule.write(*update.raw(*stage_inputs(update, path, times), layout="lanes"),
+                              fast=True).formed()
+        return w.key.mT, w.value.mT, w.rate.mT
 
-    def field(y: torch.Tensor | None, key, value, rate) -> torch.Tensor:
-        return flatten(rule.term(Write(key, value, rate), None if y is None
-                                 else as_matrices(y, heads)))
-
-    return FastAdjoint(integrator, inputs, FieldSteps(field, state_free=not rule.reads_state),
+    return FastAdjoint(integrator, inputs, RankOneSteps(update.rule, update.heads, batch),
                        update.parameters())
 
 

@@ -40,7 +40,8 @@ class FWPBody(nn.Module):
         point (T, B, ·) when ``rows`` is None."""
         w0 = self.initial(self.vector_field, path, batch)
         if self.implementation_used == "fast":
-            solve, func = fast_adjoint(self.vector_field, path, self.integrate), None
+            solve, func = fast_adjoint(self.vector_field, path, self.integrate,
+                                       len(w0)), None
         else:
             solve, func = self.integrate, LearningRuleField(self.vector_field, path)
         return solve_at(solve, func, flatten(w0), path, rows)
