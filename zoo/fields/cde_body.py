@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from torch import nn
 
-from ..fast.final_tanh_solve import final_tanh_stepper
+from ..fast.adjoint import AdjointSteps
+from ..fast.final_tanh_solve import FinalTanhSteps, final_tanh_stepper
 from ..fast.lean import Stepper
 from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
@@ -29,6 +30,11 @@ class CDEBody(SolvedBody):
         return matrix_times(self.vector_field(z), dx)
 
     def stepper(self) -> Stepper:
+        return final_tanh_stepper(self._linears(), self.vector_field.channels)
+
+    def adjoint_steps(self) -> AdjointSteps:
+        return FinalTanhSteps(self._linears(), self.vector_field.channels)
+
+    def _linears(self) -> list[nn.Linear]:
         field = self.vector_field
-        return final_tanh_stepper([field.linear_in, *field.linears, field.linear_out],
-                                  field.channels)
+        return [field.linear_in, *field.linears, field.linear_out]

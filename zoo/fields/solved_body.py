@@ -7,7 +7,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from ..fast.adaptive import ADAPTIVE, AdaptiveSolve
-from ..fast.adjoint import FastAdjoint, FieldSteps
+from ..fast.adjoint import AdjointSteps, FastAdjoint, FieldSteps
 from ..fast.choice import implementation
 from ..fast.lean import Stepper, field_stepper, lean_features
 from .initial import output_index, solve_at, step_states
@@ -21,7 +21,7 @@ class SolvedBody(nn.Module):
     state-independent part, evaluated at all stage times in one call) and :meth:`stage_field`
     (the rest), run by :func:`zoo.fast.lean.lean_features` when ``implementation_used`` is
     ``"fast"`` (by :class:`zoo.fast.adjoint.FastAdjoint` with backprop ``adjoint``);
-    :meth:`stepper` may replace the direct loop with the field's own. A subclass with
+    :meth:`stepper` and :meth:`adjoint_steps` may replace the loops with the field's own. A subclass with
     ``has_adaptive_fast_path`` runs the adaptive methods of :data:`zoo.fast.adaptive.ADAPTIVE`
     (``dopri5``, backprop ``direct``) on the same split, by
     :class:`zoo.fast.adaptive.AdaptiveSolve`.
@@ -59,6 +59,10 @@ class SolvedBody(nn.Module):
         """The fast path's stepping loop: :meth:`stage_field` under autograd by default."""
         return field_stepper(self.stage_field)
 
+    def adjoint_steps(self) -> AdjointSteps:
+        """The fast adjoint's steps: :meth:`stage_field` under autograd by default."""
+        return FieldSteps(self.stage_field)
+
     def z0(self, path, batch) -> torch.Tensor:
         return self.initial(path, batch)
 
@@ -68,7 +72,7 @@ class SolvedBody(nn.Module):
             solve, func = self.integrate, self.func(path)
         elif self.integrate.backprop.kind == "adjoint":
             solve, func = FastAdjoint(self.integrate, lambda t: self.stage_inputs(path, t),
-                                      FieldSteps(self.stage_field),
+                                      self.adjoint_steps(),
                                       self.vector_field.parameters()), None
         elif self.adaptive:
             solve, func = AdaptiveSolve(self.integrate, lambda t: self.stage_inputs(path, t),
