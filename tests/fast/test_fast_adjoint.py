@@ -25,6 +25,7 @@ FIELDS = {
     "matrix-ncde": {"kind": "matrix_ncde", "hidden": 5},
     "gru-ode": {"kind": "gru_ode", "hidden": 5},
     "jacobian": {"kind": "jacobian", "hidden": 6},
+    "nrde": {"kind": "nrde", "hidden": 5, "hidden_hidden": 6, "layers": 3},
 }
 
 

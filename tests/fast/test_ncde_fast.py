@@ -7,7 +7,8 @@ import torch
 from fast_harness import METHODS, assert_fast_equals_generic
 
 FIELDS = [{"kind": "ncde", "hidden": 8, "hidden_hidden": 8, "layers": 2},
-          {"kind": "matrix_ncde", "hidden": 8}]
+          {"kind": "matrix_ncde", "hidden": 8},
+          {"kind": "nrde", "hidden": 5, "hidden_hidden": 6, "layers": 3}]
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -22,7 +22,7 @@ class PiecewisePath:
         self.interval = self.grid_points[[0, -1]]
 
     def evaluate(self, t: torch.Tensor) -> torch.Tensor:
-        return self.pieces[:, int(t.floor().clamp(0, self.pieces.shape[1] - 1))]
+        return self.pieces[:, t.floor().long().clamp(0, self.pieces.shape[1] - 1)]
 
     def map_index(self, index: torch.Tensor) -> torch.Tensor:
         return index + 1  # window j ends at grid point j + 1

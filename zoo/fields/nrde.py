@@ -26,7 +26,7 @@ from torch import nn
 from ..build_context import BuildContext
 from ..components import FieldConfig
 from .initial_state import InitialState
-from .matrix_func import MatrixFieldFunc
+from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
 
 
@@ -58,8 +58,18 @@ class NRDEField(nn.Module):
 
 
 class NeuralRDE(SolvedBody):
+    """Fast path: the log-signature pieces at every stage time in one call, then F(h) · L."""
+
+    has_fast_path = True
+
     def func(self, path) -> nn.Module:
         return MatrixFieldFunc(self.vector_field, path.evaluate)
+
+    def stage_inputs(self, path, times):
+        return (path.evaluate(times),)
+
+    def stage_field(self, h, piece):
+        return matrix_times(self.vector_field(h), piece)
 
 
 class NRDEConfig(FieldConfig):
