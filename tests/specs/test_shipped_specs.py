@@ -33,6 +33,9 @@ def shipped_specs() -> list[Path]:
 SPEC_FILES = shipped_specs()
 IDS = [str(p.relative_to(SPECS)) for p in SPEC_FILES]
 PAPER_SPECS = [p for p in SPEC_FILES if p.parent != SPECS]  # all but the quickstart
+#: papers (a) and (c): every spec runs its fast path, as shipped, except these (the reason)
+FAST_PAPERS = ("irie2022/", "jacobian_ncde/")
+GENERIC = {"irie2022/appendix_c/eigenworms/delta-2layer": "generic (two-layer model)"}
 
 
 def _test_module(relative: str):
@@ -166,6 +169,10 @@ def test_spec_smoke_run(path, store, temp_mirror, data_home, monkeypatch, capsys
                                                 say=lambda text: None))
     took = time.perf_counter() - start
     assert result.test, f"{path}: no test metrics"
+    if path in PAPER_SPECS and spec.reproduces.startswith(FAST_PAPERS):
+        import mlflow
+        used = mlflow.MlflowClient(store).get_run(result.run_id).data.tags["zoo.implementation"]
+        assert used == GENERIC.get(spec.reproduces, "fast"), (path, used)
     if took > SLOW_LOAD_S:
         with capsys.disabled():
             print(f"\nSLOW smoke run: {path.relative_to(SPECS)} took {took:.0f} s")
