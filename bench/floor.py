@@ -13,7 +13,9 @@
   of the state-dependent field as the solve makes, chained as Euler steps z + h F(z) (each
   reads the state the one before produced, as the stages do) by the body's own stepping loop
   (``SolvedBody.stepper``: autograd's, or the NCDE's hand-written reverse pass), forward and
-  backward: the solve's evaluations with the least solver arithmetic around them.
+  backward: the solve's evaluations with the least solver arithmetic around them. With an
+  adaptive solver the count is the NFE of one solve of the batch and the loop autograd's, as
+  in ``zoo/fast/adaptive.py``.
 
 generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
 (same solver, same grid) with these kernels (PyTorch's and the compiled ones of
@@ -29,6 +31,7 @@ import torch
 from zoo.fast.fwp_hebb import key_layer_read
 from zoo.fast.fwp_stages import distinct_writes
 from zoo.fast.grid import FixedGrid
+from zoo.fast.lean import field_stepper
 from zoo.fast.tableau import TABLEAUX
 from zoo.fields.fwp.body import FWPBody
 from zoo.fields.fwp.stage_linear import StageLinear
@@ -41,8 +44,10 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if not isinstance(body, FWPBody | SolvedBody):
         return None
     path = model.control.path(batch.times, batch.coeffs)
-    grid = FixedGrid.plan(model.integrator, path.grid_points)
     dtype = batch.times.dtype
+    if isinstance(body, SolvedBody) and body.adaptive:
+        return _adaptive_evaluations(model, batch, path)
+    grid = FixedGrid.plan(model.integrator, path.grid_points)
     if isinstance(body, FWPBody):
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
@@ -68,5 +73,24 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     def evaluations() -> None:
         inputs = body.stage_inputs(path, times[:1])
         states = stepper(TABLEAUX["euler"], steps, first_input, z0, inputs)
+        states[-1].sum().backward()
+    return evaluations, 1
+
+
+def _adaptive_evaluations(model, batch, path) -> tuple[Callable[[], None], int]:
+    """An adaptive solve's evaluations (counted by running it once) of the state-dependent
+    field, chained under autograd as the lean solve runs them (``field_stepper``)."""
+    body = model.body
+    with torch.no_grad():
+        nfe = model.integrator.nfe
+        model(batch)
+        count = model.integrator.nfe - nfe
+    z0 = body.z0(path, batch).detach()
+    stepper, steps = field_stepper(body.stage_field), z0.new_full((count,), 0.1)
+    first_input = torch.zeros(count, 1, dtype=torch.long)
+    times = path.grid_points[:1].to(batch.times.dtype)
+
+    def evaluations() -> None:
+        states = stepper(TABLEAUX["euler"], steps, first_input, z0, body.stage_inputs(path, times))
         states[-1].sum().backward()
     return evaluations, 1

@@ -2,7 +2,8 @@
 
 Each case and implementation runs in fresh subprocesses, alternating over ``--rounds``, which
 time training steps (forward, backward, Adam step; median over ``--repeats`` after one warm-up
-step) and the work any implementation must do (``floor.py``), and measure the peak
+step; with an adaptive solver each from the initial weights, so that both solve the same
+problem) and the work any implementation must do (``floor.py``), and measure the peak
 memory of the steps: the growth of the peak resident set size over the resident size before
 the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results go to
 ``docs/performance.md`` with the machine they ran on, between the markers of ``--section``
@@ -29,12 +30,20 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from zoo.fast.adaptive import ADAPTIVE  # noqa: E402
 from zoo.training.allocator import keep_freed_blocks  # noqa: E402
 
 SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"}}
 RK4 = {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0}
 LTC = {"channels": 8, "length": 32, "n_out": 4, "control": {"kind": "raw_steps"},
        "solver": {"kind": "ltc_fused", "unfolds": 6}}
+
+#: paper c's recipe (specs/jacobian_ncde/_base): 3 channels, 182 steps, 20 classes, natural
+#: cubic spline, h(t0) = 0, dopri5 with rtol = atol = 1e-3, backprop direct
+CHARACTER_TRAJECTORIES = {"channels": 3, "length": 182, "n_out": 20,
+                          "control": {"kind": "natural_cubic"}, "initial": "zeros",
+                          "solver": {"kind": "torchdiffeq", "method": "dopri5", "rtol": 1e-3,
+                                     "atol": 1e-3}}
 
 #: name -> (data and model options, target fast/generic speed-up or None)
 CASES: dict[str, tuple[dict, float | None]] = {
@@ -66,6 +75,11 @@ CASES: dict[str, tuple[dict, float | None]] = {
     "matrix-ncde": ({"channels": 3, "length": 101, "n_out": 10,
                      "control": {"kind": "hermite_cubic"},
                      "field": {"kind": "matrix_ncde", "hidden": 128}}, None),
+    # paper c as shipped (specs/jacobian_ncde): CharacterTrajectories' shape, dopri5
+    "jacobian-ncde-dopri5": ({**CHARACTER_TRAJECTORIES,
+                              "field": {"kind": "jacobian", "hidden": 128}}, 1.3),
+    "matrix-ncde-dopri5": ({**CHARACTER_TRAJECTORIES,
+                            "field": {"kind": "matrix_ncde", "hidden": 128}}, None),
 }
 #: ``--quick`` divides longer sequences by 4
 QUICK_KEEPS = 64
@@ -141,6 +155,11 @@ def worker(args) -> None:
     model, batch, length = build(args.case, args.impl, args.quick, args.backprop, args.factor,
                                  torch.float32, args.device)
     opt = torch.optim.Adam(model.parameters(), 1e-3)
+    # an adaptive solve's steps follow the weights, and rounding-level differences in the
+    # gradients grow through Adam's steps (ReLU kinks, step-size decisions), so each step
+    # starts from the initial weights: generic and fast then time the same solve
+    adaptive = getattr(getattr(model.spec.model.solver, "method", None), "value", None) in ADAPTIVE
+    initial = {k: v.clone() for k, v in model.state_dict().items()} if adaptive else None
     cuda = args.device.startswith("cuda")
     before = torch.cuda.memory_allocated() if cuda else resident_mb()
     times = []
@@ -155,6 +174,8 @@ def worker(args) -> None:
         if cuda:
             torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
+        if initial is not None:
+            model.load_state_dict(initial)
     peak = (torch.cuda.max_memory_allocated() / 2**20 if cuda
             else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     step = statistics.median(times[1:])

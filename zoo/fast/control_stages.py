@@ -29,7 +29,7 @@ def value_and_derivative(path, t: torch.Tensor, stage_last: bool = False, form: 
         return path.evaluate(t), path.derivative(t)
     r, index = path._interpret_t(t)
     coefficients = (path._a, path._b, path._two_c, path._three_d)
-    if t.dim() == 1 and _compiled(form, coefficients):
+    if t.dim() == 1 and not t.requires_grad and _compiled(form, coefficients):
         return _compiled_values(coefficients, index, r, stage_last)
     r = r.unsqueeze(-1)
     stacked = torch.stack(coefficients)
@@ -42,7 +42,8 @@ def value_and_derivative(path, t: torch.Tensor, stage_last: bool = False, form: 
 
 def _compiled(form: Form, coefficients: tuple[torch.Tensor, ...]) -> bool:
     """The kernel reads (B, L, C) coefficients with one layout, the channels contiguous, and
-    differentiates nothing (the fast paths' controls are data)."""
+    differentiates nothing (the fast paths' controls are data; times that carry a gradient,
+    as an adaptive solve's may, take the torch form)."""
     a = coefficients[0]
     return (a.dim() == 3 and a.stride(-1) == 1
             and all(x.stride() == a.stride() and not x.requires_grad for x in coefficients)

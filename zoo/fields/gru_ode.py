@@ -68,6 +68,7 @@ class GRUODE(SolvedBody):
         self.channels = channels
 
     has_fast_path = True
+    has_adaptive_fast_path = True
 
     def func(self, path) -> nn.Module:
         return GRUODEFunc(self.vector_field, path, self.channels)

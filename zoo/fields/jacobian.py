@@ -87,6 +87,7 @@ class JacobianFunc(nn.Module):
 
 class JacobianNCDE(SolvedBody):
     has_fast_path = True
+    has_adaptive_fast_path = True
 
     def func(self, path) -> nn.Module:
         return JacobianFunc(self.vector_field, path)

@@ -21,9 +21,9 @@ class SolvedBody(nn.Module):
     state-independent part, evaluated at all stage times in one call) and :meth:`stage_field`
     (the rest), run by :func:`zoo.fast.lean.lean_features` when ``implementation_used`` is
     ``"fast"`` (by :class:`zoo.fast.adjoint.FastAdjoint` with backprop ``adjoint``);
-    :meth:`stepper` and :meth:`adjoint_steps` may replace the loops with the field's own. A subclass with
-    ``has_adaptive_fast_path`` runs the adaptive methods of :data:`zoo.fast.adaptive.ADAPTIVE`
-    (``dopri5``, backprop ``direct``) on the same split, by
+    :meth:`stepper` and :meth:`adjoint_steps` may replace the loops with the field's own.
+    A subclass with ``has_adaptive_fast_path`` runs the adaptive methods of
+    :data:`zoo.fast.adaptive.ADAPTIVE` (``dopri5``, backprop ``direct``) on the same split, by
     :class:`zoo.fast.adaptive.AdaptiveSolve`.
     """
 

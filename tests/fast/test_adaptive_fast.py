@@ -1,0 +1,157 @@
+"""dopri5 on the lean path (zoo/fast/adaptive.py) = torchdiffeq's dopri5 on the generic path:
+the same accepted and rejected steps (NFE), outputs and parameter gradients."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from fast_harness import RTOL32, RTOL64, assert_close, gradients, make_model, tiny_batch
+from torchdiffeq._impl.misc import _rms_norm, _select_initial_step
+
+from zoo.fast.adaptive import _weighted_sum, first_step, sum_order
+
+JACOBIAN = {"kind": "jacobian", "hidden": 8}
+FIELDS = [JACOBIAN, {**JACOBIAN, "taylor_terms": 2, "relu_derivative": "exact"},
+          {"kind": "ncde", "hidden": 8, "hidden_hidden": 8, "layers": 2},
+          {"kind": "matrix_ncde", "hidden": 8}, {"kind": "gru_ode", "hidden": 6}]
+#: paper c's tolerances
+TOLERANCES = {"rtol": 1e-3, "atol": 1e-3}
+
+
+def field_id(field: dict) -> str:
+    return "-".join(str(v) for v in field.values() if v not in (8, 6, 2))
+
+
+def models(field: dict, dtype: torch.dtype, *, initial: str = "auto", per_step: bool = False,
+           **solver):
+    """(fast, generic) models with the same weights, solved by dopri5 with ``solver``'s
+    tolerances and options."""
+    torch.manual_seed(0)
+    options = dict(channels=3, method="dopri5", initial=initial, per_step=per_step)
+    fast = make_model(field, **options).to(dtype)
+    generic = make_model(field, **options).to(dtype)
+    generic.body.implementation_used = "generic (requested)"
+    generic.load_state_dict(fast.state_dict())
+    assert fast.body.implementation_used == "fast"
+    for model in (fast, generic):
+        model.integrator.solver = model.integrator.solver.model_copy(
+            update={**TOLERANCES, **solver})
+    return fast, generic
+
+
+def count_steps(model) -> dict[str, int]:
+    """Counts the generic solve's accepted and rejected steps (torchdiffeq's step callbacks,
+    which ``_Counted`` passes on)."""
+    counts = {"accepted": 0, "rejected": 0}
+    build = model.body.func
+
+    def func(path):
+        f = build(path)
+        for kind in counts:
+            setattr(f, f"callback_{kind[:-2]}_step",
+                    lambda *_, kind=kind: counts.__setitem__(kind, counts[kind] + 1))
+        return f
+    model.body.func = func
+    return counts
+
+
+def assert_adaptive_equals_generic(field: dict, dtype: torch.dtype = torch.float64,
+                                   **options) -> dict[str, int]:
+    """Outputs, NFE and gradients on a batch with per-sample final indices (several output
+    times); returns the generic solve's step counts."""
+    fast, generic = models(field, dtype, **options)
+    counts = count_steps(generic)
+    batch = tiny_batch(fast, size=4, length=6, dtype=dtype)
+    rtol = RTOL64 if dtype == torch.float64 else RTOL32
+    assert_close(fast(batch), generic(batch), rtol, "output")
+    assert fast.integrator.nfe == generic.integrator.nfe
+    assert generic.integrator.nfe == 2 + 6 * (counts["accepted"] + counts["rejected"])
+    g_fast, g_generic = gradients(fast, batch), gradients(generic, batch)
+    for name in g_generic:
+        assert_close(g_fast[name], g_generic[name], rtol, name)
+    return counts
+
+
+@pytest.mark.parametrize("tolerance", [1e-3, 1e-4], ids=["paper-c", "1e-4"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+@pytest.mark.parametrize("field", FIELDS, ids=field_id)
+def test_fast_equals_generic(field, dtype, tolerance):
+    counts = assert_adaptive_equals_generic(field, dtype, rtol=tolerance, atol=tolerance)
+    assert counts["accepted"] > 0
+    if tolerance < 1e-3:  # at 1e-3 some of these solves reject no step
+        assert counts["rejected"] > 0
+
+
+@pytest.mark.parametrize("field", FIELDS[:1] + FIELDS[2:4], ids=field_id)
+def test_first_step_gradient(field):
+    """With y0 = Linear(X0) the first step size depends on the parameters, and so do all later
+    times: their gradients (≈ 1e-4 of the total here) must match too."""
+    assert_adaptive_equals_generic(field, initial="first_observation")
+
+
+@pytest.mark.parametrize("field", [JACOBIAN, FIELDS[3]], ids=field_id)
+def test_per_step_and_tight_tolerances(field):
+    assert_adaptive_equals_generic(field, per_step=True)
+    counts = assert_adaptive_equals_generic(field, rtol=1e-6, atol=1e-7)
+    assert counts["rejected"] > 3
+
+
+@pytest.mark.parametrize("field", [JACOBIAN, FIELDS[2]], ids=field_id)
+def test_max_steps(field):
+    fast, generic = models(field, torch.float64, max_steps=3)
+    batch = tiny_batch(fast, size=4, length=6)
+    for model in (fast, generic):
+        with pytest.raises(AssertionError, match="max_num_steps exceeded"):
+            model(batch)
+
+
+def test_routing():
+    """dopri5 runs fast with backprop direct only; other adaptive methods stay generic."""
+    with pytest.warns(UserWarning, match="'adjoint' with solver 'dopri5'"):
+        model = make_model(JACOBIAN, channels=3, method="dopri5", backprop="adjoint")
+    assert model.body.implementation_used == "generic (adjoint with dopri5)"
+    with pytest.warns(UserWarning, match="model.solver 'bosh3'"):
+        model = make_model(JACOBIAN, channels=3, method="bosh3")
+    assert model.body.implementation_used == "generic (solver bosh3)"
+    assert make_model(JACOBIAN, channels=3, method="rk4").body.implementation_used == "fast"
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_weighted_sums_are_torchdiffeqs(dtype):
+    """Σ_j w_j k_j in the found order (and the stacked fallback) = torch.sum(k * w, -1)."""
+    gen = torch.Generator().manual_seed(0)
+    ks = [(torch.randn(64, 32, generator=gen, dtype=torch.float64)
+           * 10 ** (4 * torch.rand(64, 32, generator=gen, dtype=torch.float64))).to(dtype)
+          for _ in range(7)]
+    order = sum_order(dtype, torch.device("cpu"))
+    assert order is not None
+    for n in range(1, 8):
+        w = torch.randn(n, generator=gen, dtype=torch.float64).to(dtype)
+        w[n // 2] = 0 if n > 2 else w[n // 2]
+        expected = torch.sum(torch.stack(ks[:n], -1) * w, -1)
+        terms = tuple(j for j in order if j < n and w[j] != 0)
+        assert torch.equal(_weighted_sum(ks, w, terms), expected)
+        assert torch.equal(_weighted_sum(ks, w, None), expected)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1.0], ids=["y0=0", "y0!=0"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_first_step_is_torchdiffeqs(dtype, scale):
+    """The first step size is torchdiffeq's, value and gradient; detached only where that
+    gradient is zero."""
+    a = torch.tensor([[-0.3, 1.0], [-1.0, -0.2]], dtype=dtype, requires_grad=True)
+    y0 = scale * torch.tensor([[1.0, -0.5], [0.2, 0.3]], dtype=dtype) * a.sum()
+    t0, rtol, atol = (torch.tensor(x, dtype=torch.float64) for x in (0.5, 1e-3, 1e-4))
+
+    def f(t, y):
+        return y @ a.T + torch.sin(t.to(dtype)) * a.sum(0)
+
+    f0 = f(t0, y0)
+    ours = first_step(f, t0, y0, f0, rtol, atol)
+    theirs = _select_initial_step(f, t0, y0, 4, rtol, atol, _rms_norm, f0=f0)
+    assert torch.equal(ours, theirs)
+    grad, = torch.autograd.grad(theirs, a, retain_graph=True)
+    if ours.requires_grad:
+        assert torch.equal(torch.autograd.grad(ours, a)[0], grad)
+    else:
+        assert scale == 0 and not grad.any()
