@@ -17,6 +17,9 @@
   adaptive solver the count is the NFE of one solve of the batch and the loop autograd's, as
   in ``zoo/fast/adaptive.py``.
 
+The cases that backpropagate by the continuous adjoint take the same floor: the adjoint does
+this work and more (its backward pass evaluates the field again), so the bound is looser there.
+
 generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
 (same solver, same grid) with these kernels (PyTorch's and the compiled ones of
 ``zoo/fast/kernels``). Other cases have no bound here.
