@@ -17,8 +17,7 @@ then y restarts from the forward state y(t_{i−1}) and a += ∂L/∂y(t_{i−1}
 The parameters θ enter f directly and through the state-independent inputs u, whose part of
 θ̄ is one backward pass through u per block of steps with the cotangents
 ū_j = h b_j (∂f/∂u_j)ᵀ a_j. Memory holds one block's inputs and their graph, whatever the
-length. A field that ignores the state (Hebb's rule) has g = 0 and a constant a on a segment,
-so a block's stages are evaluated and differentiated in one call each way.
+length.
 """
 
 from __future__ import annotations
@@ -58,39 +57,22 @@ class AdjointSteps:
         raise NotImplementedError
 
 
-#: dy/dt from the state and one stage's inputs (each (B, ·)); a state-free field also takes
-#: inputs with a stage axis (B, M, ·) and ignores the state (None)
+#: dy/dt from the state and one stage's inputs (each (B, ·))
 StageField = Callable[..., torch.Tensor]
 
 
 class FieldSteps(AdjointSteps):
     """The steps of a ``stage_field`` f(y, *u): forward without a graph, backward with one
-    vector-Jacobian product per stage under autograd. ``state_free``: f ignores y (Hebb's
-    rule), so a is constant on a segment and a block's stages go in one call each way."""
+    vector-Jacobian product per stage under autograd."""
 
-    def __init__(self, field: StageField, state_free: bool = False):
-        self.field, self.state_free = field, state_free
+    def __init__(self, field: StageField):
+        self.field = field
 
     def forward(self, block, index, y0, inputs, keep):
-        dt = block.dt.to(y0.dtype)
-        if not self.state_free:
-            return field_stepper(self.field)(block.tableau, dt, index, y0, inputs)
-        increments = _stage_weights(block.tableau, dt, index, inputs[0].shape[1]) @ \
-            self.field(None, *inputs).movedim(1, 0).flatten(1)
-        return list(torch.cat([y0.flatten()[None], increments]).cumsum(0).view(-1, *y0.shape))
+        return field_stepper(self.field)(block.tableau, block.dt.to(y0.dtype), index, y0, inputs)
 
     def backward(self, block, index, y, a, inputs, params):
         dt = block.dt.to(y.dtype)
-        if self.state_free:
-            # a is constant, ū_j = h b_j a at every stage; y is not needed (f does not read it,
-            # and it restarts from the forward state at t_{i−1})
-            weights = _stage_weights(block.tableau, dt, index, inputs[0].shape[1]).sum(0)
-            with torch.enable_grad():
-                leaves = [u.detach().requires_grad_() for u in inputs]
-                f = self.field(None, *leaves)
-            cotangent = weights.view(1, -1, *(1,) * (a.dim() - 1)) * a.unsqueeze(1)
-            grads = torch.autograd.grad(f, (*leaves, *params), cotangent, allow_unused=True)
-            return y, a, list(grads[:len(leaves)]), list(grads[len(leaves):])
         leaves = [u.detach().requires_grad_() for u in inputs]
         bars = [torch.zeros_like(u) for u in leaves]
         p_bar: list = [None] * len(params)
@@ -217,7 +199,7 @@ class _Adjoint(torch.autograd.Function):
         return None, a, *p_bar
 
 
-def _stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
+def stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
                    distinct: int) -> torch.Tensor:
     """(N, U) weights h_n b_s of each step's stages at their distinct stage positions."""
     weights = dt.new_zeros(len(dt), distinct)

@@ -26,7 +26,7 @@ import torch
 
 from ..fields.fwp.fast_weight import as_matrices, flatten
 from ..fields.fwp.rules import Rule, Write
-from .adjoint import AdjointSteps, _stage_weights
+from .adjoint import AdjointSteps, stage_weights
 from .fwp_stages import from_lanes, to_lanes
 
 
@@ -118,7 +118,7 @@ class RankOneSteps(AdjointSteps):
     def _state_free_backward(self, tableau, P, T, beta, dt, index, a) -> list[torch.Tensor]:
         """A constant (y is not needed): every stage's cotangents from one read of A, weighted
         by its Σ h b_s."""
-        c = _stage_weights(tableau, dt, index, P.shape[0]).sum(0)
+        c = stage_weights(tableau, dt, index, P.shape[0]).sum(0)
         A = self._lanes(a)
         ap = _read(A, P)
         phi = self.rule.activate(T, 1)
