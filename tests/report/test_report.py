@@ -3,85 +3,197 @@
 from __future__ import annotations
 
 import csv
+import functools
 import math
 
 import pytest
 from mlflow import MlflowClient
+from mlflow.entities import Param
 
+from conftest import REPO
 from results.cli import zoo
-from zoo.report.table import Row, Stats
+from zoo.report.recipes import Recipe, comparable, differences
+from zoo.report.table import Row, Stats, summarise
+from zoo.spec.validate import load_spec
+from zoo.tracking.params import chunks, flatten
+
+SPEECH, SEPSIS = "irie2022/table1/speech/cde-delta", "irie2022/table1/sepsis-oi/cde-delta"
+NO_OI = "irie2022/table1/sepsis-no-oi/cde-delta"
+EPOCHS_3 = "train.epochs=3 (recipe 500)"  # the speech recipe trains 500 epochs
+
+
+@functools.cache
+def resolved(entry_id: str, overrides: tuple[str, ...] = ()):
+    """The shipped spec of ``entry_id`` with ``overrides``, as ``zoo run -o`` resolves it."""
+    path = REPO / "specs/irie2022/table1" / f"{entry_id.split('/', 2)[2]}.yaml"
+    return load_spec(path, list(overrides))[0]
 
 
 def log_run(client, exp, entry_id, metrics, seed, start, status="FINISHED", smoke=False,
-            partial=None):
+            partial=None, overrides=(), params=True):
+    """A run as the runner leaves it: tags, the resolved spec as params, metrics, status."""
     tags = {"zoo.reproduces": entry_id, "zoo.seed": str(seed), "zoo.smoke": str(smoke).lower()}
     if partial:
         tags["zoo.partial_data"] = partial
     run = client.create_run(exp, start_time=start, tags=tags)
+    run_id = run.info.run_id
+    if params:
+        spec = resolved(entry_id, tuple(overrides)).model_copy(update={"seed": seed})
+        logged = {**flatten(spec.model_dump(mode="json")), "model.n_parameters": "1234"}
+        for batch in chunks(logged):
+            client.log_batch(run_id, params=[Param(k, v) for k, v in batch.items()])
     for key, value in metrics.items():
-        client.log_metric(run.info.run_id, key, value)
-    client.set_terminated(run.info.run_id, status)
-    return run.info.run_id
+        client.log_metric(run_id, key, value)
+    client.set_terminated(run_id, status)
+    return run_id
 
 
-@pytest.fixture
-def store(tmp_path):
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("store")
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     client = MlflowClient(uri)
     exp = client.create_experiment("repro", artifact_location=(tmp_path / "art").as_uri())
-    speech, sepsis = "irie2022/table1/speech/cde-delta", "irie2022/table1/sepsis-oi/cde-delta"
-    log_run(client, exp, speech, {"test/accuracy": 0.10}, seed=1, start=1000)  # replaced
-    for seed, acc in ((1, 0.90), (2, 0.91), (3, 0.89)):
-        log_run(client, exp, speech, {"test/accuracy": acc}, seed=seed, start=2000 + seed)
-    log_run(client, exp, speech, {"test/accuracy": 0.0}, seed=4, start=3000, smoke=True)
-    log_run(client, exp, speech, {"test/accuracy": 0.0}, seed=5, start=3001, status="FAILED")
-    log_run(client, exp, sepsis, {"test/auc": 0.80}, seed=1, start=2000,
-            partial="setA only (20336 of 40336 stays)")
-    log_run(client, exp, sepsis, {"test/auc": 0.82}, seed=2, start=2001)
-    log_run(client, exp, sepsis, {"test/accuracy": 0.99}, seed=3, start=2002)  # no AUC logged
+    log = functools.partial(log_run, client, exp)
+    # speech: the recipe for seeds 1-3 (seed 2 with other tracking settings), seed 1 twice
+    log(SPEECH, {"test/accuracy": 0.10}, seed=1, start=1000)  # older: not used
+    log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
+    log(SPEECH, {"test/accuracy": 0.91}, seed=2, start=2002,
+        overrides=("tracking.experiment=elsewhere", "tracking.run_name=mine"))
+    log(SPEECH, {"test/accuracy": 0.89}, seed=3, start=2003)
+    log(SPEECH, {"test/accuracy": 0.0}, seed=4, start=3000, smoke=True)
+    log(SPEECH, {"test/accuracy": 0.0}, seed=5, start=3001, status="FAILED")
+    # speech, other specs: 3 epochs (seed 2 twice), 3 epochs and another lr, no spec logged
+    log(SPEECH, {"test/accuracy": 0.50}, seed=2, start=3500, overrides=["train.epochs=3"])
+    log(SPEECH, {"test/accuracy": 0.902}, seed=1, start=4000, overrides=["train.epochs=3"])
+    log(SPEECH, {"test/accuracy": 0.900}, seed=2, start=4001, overrides=["train.epochs=3"])
+    log(SPEECH, {"test/accuracy": 0.70}, seed=1, start=4002,
+        overrides=["train.epochs=3", "train.optimizer.lr=0.001"])
+    log(SPEECH, {"test/accuracy": 0.60}, seed=6, start=4003, params=False)
+    # sepsis OI: two seeds (one on partial data), one without the entry's metric
+    log(SEPSIS, {"test/auc": 0.80}, seed=1, start=2000, partial="setA only (20336 of 40336 stays)")
+    log(SEPSIS, {"test/auc": 0.82}, seed=2, start=2001)
+    log(SEPSIS, {"test/accuracy": 0.99}, seed=3, start=2002)  # no AUC logged
+    # sepsis no-OI: one recipe run, one with 3 epochs
+    log(NO_OI, {"test/auc": 0.845}, seed=1, start=2000)
+    log(NO_OI, {"test/auc": 0.845}, seed=2, start=2001, overrides=["train.epochs=3"])
     return uri
 
 
 def read_csv(path):
     with open(path, newline="") as fh:
-        return {r["id"]: r for r in csv.DictReader(fh)}
+        return list(csv.DictReader(fh))
+
+
+def report(store, out, monkeypatch, capsys) -> str:
+    code = zoo(["report", "irie2022/table1", "--tracking-uri", store, "--output-dir", out],
+               monkeypatch)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def lines(text: str, *parts: str) -> list[str]:
+    return [x for x in text.splitlines() if all(p in x for p in parts)]
 
 
 def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
-    code = zoo(["report", "irie2022/table1", "--tracking-uri", store, "--output-dir", out],
-               monkeypatch)
-    stdout = capsys.readouterr().out
-    assert code == 0
-    rows = read_csv(out / "irie2022_table1.csv")
+    stdout = report(store, out, monkeypatch, capsys)
+    rows = {r["id"]: r for r in read_csv(out / "irie2022_table1.csv") if not r["differs"]}
     assert len(rows) == 24
-    speech = rows["irie2022/table1/speech/cde-delta"]
+    speech = rows[SPEECH]
     assert float(speech["ours_mean"]) == pytest.approx(90.0)
     assert float(speech["ours_std"]) == pytest.approx(math.sqrt(2 / 3))
-    assert speech["ours_n"] == "3"
+    assert speech["ours_n"] == "3" and speech["epochs"] == "500"
     assert float(speech["diff"]) == pytest.approx(-0.2)
     assert speech["within"] == "True" and speech["partial_data"] == ""
     assert (speech["paper_mean"], speech["paper_std"], speech["paper_n"]) == ("90.2", "0.2", "5")
-    sepsis = rows["irie2022/table1/sepsis-oi/cde-delta"]
+    assert speech["not_used"] == "1 other run of seed 1 not used"
+    sepsis = rows[SEPSIS]
     assert float(sepsis["ours_mean"]) == pytest.approx(81.0)
     assert float(sepsis["ours_std"]) == pytest.approx(1.0)
     assert float(sepsis["diff"]) == pytest.approx(-9.9)
-    assert sepsis["within"] == "False" and sepsis["ours_n"] == "2"
+    assert sepsis["within"] == "False" and sepsis["ours_n"] == "2" and sepsis["epochs"] == "200"
     assert sepsis["partial_data"] == "setA only (20336 of 40336 stays)"
     assert rows["irie2022/table1/speech/cde-oja"]["ours_mean"] == ""
 
-    [line] = [x for x in stdout.splitlines() if x.startswith("CDE: Delta") and "Speech" in x]
-    assert "90.2 ± 0.2 (n=5)" in line and "90.0 ± 0.8 (n=3)" in line and "-0.2" in line
+    [line] = lines(stdout, "CDE: Delta", "Speech", "(n=5)")
+    assert "90.2 ± 0.2 (n=5)" in line and "90.0 ± 0.8 (n=3)  500" in line and "-0.2" in line
     assert line.split()[-1] == "yes"
-    [line] = [x for x in stdout.splitlines() if x.startswith("CDE: Delta") and "Sepsis OI" in x]
-    assert "81.0 ± 1.0 (n=2)" in line and "no" in line and "partial: setA only" in line
-    assert stdout.count("not run") == 22
+    [line] = lines(stdout, "CDE: Delta", "Sepsis OI")
+    assert "81.0 ± 1.0 (n=2)  200" in line and "no" in line and "partial: setA only" in line
+    assert stdout.count("not run") == 21
+    assert "per seed, the newest finished run (latest start) counts" in stdout
+    assert "CDE: Delta · Speech: 1 other run of seed 1 not used" in stdout.splitlines()
     markdown = (out / "irie2022_table1.md").read_text()
     assert "| irie2022/table1/speech/cde-delta | CDE: Delta | Speech | % |" in markdown
     assert "2 x paper std" in markdown
     assert (out / "irie2022_table1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in out.iterdir()) == [
         "irie2022_table1.csv", "irie2022_table1.md", "irie2022_table1.png"]
+
+
+def test_runs_of_other_specs_are_listed_apart(store, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    stdout = report(store, out, monkeypatch, capsys)
+    apart = {(r["id"], r["differs"]): r for r in read_csv(out / "irie2022_table1.csv")
+             if r["differs"]}
+    assert sorted(apart) == sorted([
+        (SPEECH, EPOCHS_3),
+        (SPEECH, f"{EPOCHS_3}; train.optimizer.lr=0.001 (recipe 5e-05)"),
+        (SPEECH, "no resolved spec logged"),
+        (NO_OI, "train.epochs=3 (recipe 200)")])
+    three = apart[SPEECH, EPOCHS_3]  # 90.2 and 90.0 would be within the paper's spread
+    assert float(three["ours_mean"]) == pytest.approx(90.1)
+    assert float(three["ours_std"]) == pytest.approx(0.1)
+    assert (three["ours_n"], three["epochs"], three["diff"], three["within"]) == ("2", "3", "", "")
+    assert three["not_used"] == "1 other run of seed 2 not used"
+    other_lr = apart[SPEECH, f"{EPOCHS_3}; train.optimizer.lr=0.001 (recipe 5e-05)"]
+    assert (other_lr["ours_mean"], other_lr["ours_std"], other_lr["ours_n"]) == ("70.0", "", "1")
+    assert apart[SPEECH, "no resolved spec logged"]["epochs"] == ""
+
+    head, _, tail = stdout.partition("Runs whose spec differs from the shipped one")
+    assert EPOCHS_3 not in head
+    [line] = lines(tail, "CDE: Delta", "Speech", EPOCHS_3, "(n=2)")
+    assert line.split() == ["CDE:", "Delta", "Speech", "%", "90.1", "±", "0.1", "(n=2)", "3",
+                            *EPOCHS_3.split()]
+    [line] = lines(tail, "CDE: Delta", "Sepsis no-OI")
+    assert line.split() == ["CDE:", "Delta", "Sepsis", "no-OI", "AUC", "x100", "84.5", "(n=1)",
+                            "3", "train.epochs=3", "(recipe", "200)"]
+    assert f"CDE: Delta · Speech [{EPOCHS_3}]: 1 other run of seed 2 not used" in tail
+
+    # one recipe run: its value alone, no spread, and a verdict
+    no_oi = next(r for r in read_csv(out / "irie2022_table1.csv")
+                 if r["id"] == NO_OI and not r["differs"])
+    assert (no_oi["ours_mean"], no_oi["ours_std"], no_oi["ours_n"]) == ("84.5", "", "1")
+    assert no_oi["within"] == "True"
+    [line] = lines(head, "CDE: Delta", "Sepsis no-OI")
+    assert line.split()[-9:] == ["84.5", "±", "0.7", "(n=5)", "84.5", "(n=1)", "200", "+0.0",
+                                 "yes"]
+    markdown = (out / "irie2022_table1.md").read_text()
+    assert "## Runs whose spec differs from the shipped one" in markdown
+    assert f"| {SPEECH} | CDE: Delta | Speech | % | 90.1 ± 0.1 (n=2) | 3 | {EPOCHS_3} |  |" \
+        in markdown
+
+
+def test_differences_name_what_changed():
+    shipped = {"train.epochs": "500", "train.optimizer.lr": "5e-05", "seed": "0"}
+    recipe = Recipe(REPO / "x.yaml", comparable(shipped))
+    assert differences({**shipped, "seed": "3", "tracking.uri": "http://h:5000",
+                        "model.n_parameters": "12"}, recipe) is None
+    assert differences({**shipped, "train.optimizer.lr": "0.1", "train.epochs": "3",
+                        "model.extra": "1"}, recipe) == (
+        "train.epochs=3 (recipe 500); model.extra=1 (recipe has none); "
+        "train.optimizer.lr=0.1 (recipe 5e-05)")
+    assert differences({"seed": "1"}, recipe) == "no resolved spec logged"
+    assert differences(shipped, None) == "no shipped spec reproduces this entry"
+
+
+def test_one_run_has_no_spread():
+    assert summarise([90.0]) == Stats(90.0, None, 1)
+    assert summarise([1.0, 3.0]) == Stats(2.0, 1.0, 2)
+    assert summarise([]) is None
 
 
 def test_unknown_table_suggests_and_writes_nothing(store, tmp_path, monkeypatch, capsys):
@@ -109,6 +221,8 @@ def test_within_rule():
     assert Row(delta, Stats(89.8, 1.0, 5), None, ()).within is True   # |diff| = 2 std
     assert Row(delta, Stats(89.7, 0.1, 5), None, ()).within is False
     assert Row(delta, None, None, ()).within is None
+    other = Row(delta, Stats(90.2, 0.1, 5), None, (), 3, EPOCHS_3)  # not the recipe: no verdict
+    assert other.within is None and other.diff is None
     bound = entries["irie2022/appendix_c/speech/cde-dx-only"]  # < 65
     assert Row(bound, Stats(60.0, 1.0, 5), None, ()).within is True
     assert Row(bound, Stats(70.0, 1.0, 5), None, ()).within is False

@@ -18,11 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", type=Path, default=Path("reports"),
                    help="folder for PAPER_TABLE.md/.csv/.png (default: reports)")
     p.add_argument("--registry", type=Path, help="registry folder (default: the shipped one)")
+    p.add_argument("--specs", type=Path, help="folder of the specs whose runs count, the recipe "
+                                              "of each entry (default: the shipped specs/)")
     p.set_defaults(func=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..report.collect import collect, open_store
+    from ..report.recipes import load_recipes
     from ..report.render import as_text, write_files
     from ..report.table import compare
     from ..results.registry import load_registry
@@ -39,7 +42,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(f"--output-dir {folder}: cannot create it ({exc.strerror})") from None
     if not os.access(folder, os.W_OK):
         raise InputError(f"--output-dir {folder} is not writable")
-    rows = compare(entries, collect(uri, entries))
+    recipes = load_recipes((e.id for e in entries), args.specs)
+    rows = compare(entries, collect(uri, entries, recipes), recipes)
     for key in dict.fromkeys(r.entry.key for r in rows):
         table_rows = [r for r in rows if r.entry.key == key]
         title = f"{key}: {registry.captions[key]}"

@@ -1,13 +1,15 @@
 """Read the runs that reproduce registry entries from an MLflow store.
 
-A run counts when it FINISHED, is not a smoke run, carries ``zoo.reproduces`` naming a registry
-entry, and logged ``test/<metric>`` for that entry's metric. Only the newest such run per seed
-counts, so re-running a seed replaces its result. Values are converted to the paper's units
-(e.g. accuracy fraction × 100 = %).
+A run is read when it FINISHED, is not a smoke run, carries ``zoo.reproduces`` naming a registry
+entry, and logged ``test/<metric>`` for that entry's metric. Every such run is kept, with what
+its resolved spec changes from the entry's shipped recipe (see :mod:`.recipes`); which runs count
+is decided in :mod:`.table`. Values are converted to the paper's units (e.g. accuracy fraction ×
+100 = %).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,14 +18,19 @@ from ..errors import InputError
 from ..results.registry import Entry
 from ..results.runs import finished_runs
 from ..tracking.mlflow_run import check_store
+from .recipes import EPOCHS, Recipe, comparable, differences
 
 
 @dataclass(frozen=True)
 class Measurement:
     run_id: str
     seed: str | None
+    start: int  # start time (ms): the newest run of a seed is the one that started last
     value: float  # in the paper's units
     partial: str | None  # the run's ``zoo.partial_data`` label
+    epochs: int | None  # the run's ``train.epochs``
+    differs: str | None  # what its spec changes from the recipe; None: it is the recipe
+    config: str  # digest of its comparable spec: runs are pooled only when it is equal
 
 
 def open_store(uri: str) -> None:
@@ -34,21 +41,27 @@ def open_store(uri: str) -> None:
     check_store(uri)
 
 
-def collect(uri: str, entries: list[Entry]) -> dict[str, list[Measurement]]:
+def _digest(params: dict[str, str]) -> str:
+    return hashlib.sha256(repr(sorted(comparable(params).items())).encode()).hexdigest()[:16]
+
+
+def collect(uri: str, entries: list[Entry],
+            recipes: dict[str, Recipe]) -> dict[str, list[Measurement]]:
     """Measurements per entry id (every id present, possibly with an empty list)."""
     by_id = {e.id: e for e in entries}
     found: dict[str, list[Measurement]] = {e.id: [] for e in entries}
-    counted: set[tuple[str, str | None]] = set()
     for run in finished_runs(uri, "tags.`zoo.reproduces` LIKE '%'"):
-        tags = run.data.tags
+        tags, params = run.data.tags, run.data.params
         entry = by_id.get(tags.get("zoo.reproduces", ""))
         if entry is None or tags.get("zoo.smoke") == "true":
             continue
-        seed = tags.get("zoo.seed")
         value = run.data.metrics.get(f"test/{entry.metric.name}")
-        if (entry.id, seed) in counted or value is None or math.isnan(value):
+        if value is None or math.isnan(value):
             continue
-        counted.add((entry.id, seed))
-        found[entry.id].append(Measurement(run.info.run_id, seed, value * entry.metric.scale,
-                                           tags.get("zoo.partial_data")))
+        epochs = params.get(EPOCHS)
+        found[entry.id].append(Measurement(
+            run.info.run_id, tags.get("zoo.seed"), run.info.start_time,
+            value * entry.metric.scale, tags.get("zoo.partial_data"),
+            int(epochs) if epochs and epochs.isdigit() else None,
+            differences(params, recipes.get(entry.id)), _digest(params)))
     return found

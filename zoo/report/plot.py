@@ -1,4 +1,7 @@
-"""A PNG per table: paper and reproduced means with ± std error bars, one panel per metric."""
+"""A PNG per table: paper and reproduced means with ± std error bars, one panel per metric.
+
+Only the rows of the shipped recipe are drawn; runs listed apart are not results.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from .table import Row  # noqa: E402
 def comparison_figure(rows: list[Row], title: str) -> Callable[[Path], None]:
     """A function that saves the figure as PNG to a given path."""
     panels: dict[str, list[Row]] = {}
-    for row in rows:
+    for row in (r for r in rows if r.differs is None):
         panels.setdefault(f"{row.entry.metric.name} ({row.entry.metric.unit})", []).append(row)
     height = 1.2 + 0.32 * max(len(p) for p in panels.values())
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), height), squeeze=False)
@@ -28,7 +31,7 @@ def comparison_figure(rows: list[Row], title: str) -> Callable[[Path], None]:
         ran = [(y, r) for y, r in zip(ys, members) if r.ours is not None]
         if ran:
             ax.errorbar([r.ours.mean for _, r in ran], [y + 0.15 for y, _ in ran],
-                        xerr=[r.ours.std for _, r in ran], fmt="o", color="tab:blue",
+                        xerr=[r.ours.std or 0 for _, r in ran], fmt="o", color="tab:blue",
                         capsize=3, label="ours")
         ax.set_yticks(list(ys), [f"{r.entry.row} · {r.entry.column}" for r in members])
         ax.invert_yaxis()

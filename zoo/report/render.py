@@ -15,10 +15,13 @@ from pathlib import Path
 
 from ..results.registry import Entry
 from .plot import comparison_figure
-from .table import SPREAD, Row, Stats
+from .table import PICK_RULE, SPREAD, Row, Stats
 
 RULE = (f"within = |ours - paper| <= {SPREAD:g} x paper std (or the paper's bound holds); "
         f"std over seeds with ddof=0")
+COUNTED = ("counted: FINISHED non-smoke runs whose resolved spec equals the shipped spec apart "
+           f"from seed and tracking; {PICK_RULE}")
+APART = "Runs whose spec differs from the shipped one (not counted, no verdict)"
 
 
 def text_table(headers: list[str], rows: list[list[str]]) -> str:
@@ -36,6 +39,7 @@ def _decimals(*values: float | None) -> int:
 
 
 def _stats(mean: float, std: float | None, n: int | None, places: int) -> str:
+    """``mean ± std (n=N)``; no spread for one run."""
     text = f"{mean:.{places}f}"
     if std is not None:
         text += f" ± {std:.{places}f}"
@@ -48,6 +52,12 @@ def _starred(entry: Entry) -> str:
     return entry.row + ("*" if quoted else "")
 
 
+def _unused(row: Row) -> str:
+    """``2 other runs of seed 3 not used, ...`` (empty when every run was used)."""
+    return ", ".join(f"{k} other run{'s' * (k > 1)} of seed {seed} not used"
+                     for seed, k in row.unused)
+
+
 def _cells(row: Row) -> dict[str, str]:
     e = row.entry
     places = _decimals(e.mean, e.std)
@@ -58,44 +68,73 @@ def _cells(row: Row) -> dict[str, str]:
         "id": e.id, "row": _starred(e), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
         "ours": "not run" if ours is None else _stats(ours.mean, ours.std, ours.n, places),
+        "epochs": "" if row.epochs is None else str(row.epochs),
         "diff": "" if row.diff is None else f"{row.diff:+.{places}f}",
         "within": "" if ours is None else verdict,
         "data": f"partial: {row.partial}" if row.partial else "",
+        "differs": row.differs or "",
     }
 
 
-_SHOWN = ["row", "column", "unit", "paper", "ours", "diff", "within", "data"]
+_SHOWN = ["row", "column", "unit", "paper", "ours", "epochs", "diff", "within", "data"]
+_SHOWN_APART = ["row", "column", "unit", "ours", "epochs", "differs", "data"]
+
+
+def _notes(rows: list[Row]) -> list[str]:
+    """The counting rule, then one line per row with runs not used."""
+    notes = [COUNTED + "."]
+    for r in rows:
+        if r.unused:
+            label = f"{_starred(r.entry)} · {r.entry.column}"
+            notes.append(f"{label}{f' [{r.differs}]' if r.differs else ''}: {_unused(r)}")
+    return notes
+
+
+def _split(rows: list[Row]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Cells of the recipe rows and of the rows listed apart."""
+    return ([_cells(r) for r in rows if r.differs is None],
+            [_cells(r) for r in rows if r.differs is not None])
 
 
 def as_text(rows: list[Row], title: str) -> str:
-    cells = [_cells(r) for r in rows]
-    body = text_table(_SHOWN, [[c[k] for k in _SHOWN] for c in cells])
-    return f"{title}\n{body}\n"
+    recipe, apart = _split(rows)
+    parts = [title, text_table(_SHOWN, [[c[k] for k in _SHOWN] for c in recipe])]
+    if apart:
+        parts += ["", APART + ":",
+                  text_table(_SHOWN_APART, [[c[k] for k in _SHOWN_APART] for c in apart])]
+    return "\n".join([*parts, "", *_notes(rows)]) + "\n"
+
+
+def _markdown_table(keys: list[str], cells: list[dict[str, str]]) -> list[str]:
+    return ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys),
+            *("| " + " | ".join(c[k].replace("|", "\\|") for k in keys) + " |" for c in cells)]
 
 
 def as_markdown(rows: list[Row], title: str) -> str:
-    keys = ["id", *_SHOWN]
-    cells = [_cells(r) for r in rows]
-    lines = [f"# {title}", "", "| " + " | ".join(keys) + " |",
-             "|" + "---|" * len(keys),
-             *("| " + " | ".join(c[k].replace("|", "\\|") for k in keys) + " |" for c in cells),
-             "", f"{RULE}. * = quoted by the paper from other work."]
+    recipe, apart = _split(rows)
+    lines = [f"# {title}", "", *_markdown_table(["id", *_SHOWN], recipe)]
+    if apart:
+        lines += ["", f"## {APART}", "", *_markdown_table(["id", *_SHOWN_APART], apart)]
+    lines += ["", f"{RULE}. * = quoted by the paper from other work.", "",
+              *(f"- {note}" for note in _notes(rows))]
     return "\n".join(lines) + "\n"
 
 
 def as_csv(rows: list[Row]) -> str:
+    """Every row, the recipe's with an empty ``differs``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "paper", "table", "row", "column", "metric", "unit", "paper_mean",
                      "paper_std", "paper_n", "paper_bound", "ours_mean", "ours_std", "ours_n",
-                     "diff", "within", "partial_data", "run_ids"])
+                     "epochs", "diff", "within", "partial_data", "differs", "not_used",
+                     "run_ids"])
     for r in rows:
         e, o = r.entry, r.ours
         writer.writerow([e.id, e.paper, e.table, e.row, e.column, e.metric.name, e.metric.unit,
                          e.mean, _blank(e.std), _blank(e.n), _blank(e.bound),
                          _blank(o and o.mean), _blank(o and o.std), _blank(o and o.n),
-                         _blank(r.diff), _blank(r.within), _blank(r.partial),
-                         " ".join(r.runs)])
+                         _blank(r.epochs), _blank(r.diff), _blank(r.within), _blank(r.partial),
+                         _blank(r.differs), _unused(r), " ".join(r.runs)])
     return out.getvalue()
 
 

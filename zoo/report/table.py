@@ -1,27 +1,35 @@
 """Compare reproduced numbers with published ones, row by row.
 
+Per entry, the runs whose spec is the shipped recipe form its row; runs with any other spec are
+grouped by configuration into rows of their own, labelled with what differs, and get neither a
+diff nor a verdict. Within a row each seed counts once: its newest run (the one that started
+last); the others are counted as not used.
+
 *Within the paper's spread* means ``|ours - paper| <= 2 x paper std``: our mean lies within two
 of the paper's seed standard deviations of its mean. Where the paper prints only a bound
 (``< 65``) our mean must satisfy it; where it prints no std there is no verdict. Our std is the
 population standard deviation over seeds (``ddof=0``), the convention that reproduces paper
-(a)'s published per-seed figures (e.g. EigenWorms 91.8 (3.4)).
+(a)'s published per-seed figures (e.g. EigenWorms 91.8 (3.4)); with one seed there is none.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 from ..results.registry import Entry
 from .collect import Measurement
+from .recipes import Recipe
 
 SPREAD = 2.0
+PICK_RULE = "per seed, the newest finished run (latest start) counts"
 
 
 @dataclass(frozen=True)
 class Stats:
     mean: float
-    std: float
+    std: float | None  # None for a single run
     n: int
 
 
@@ -31,15 +39,22 @@ class Row:
     ours: Stats | None
     partial: str | None
     runs: tuple[str, ...]
+    epochs: int | None = None  # train.epochs of the runs (of the recipe when not run)
+    differs: str | None = None  # what the runs' spec changes from the recipe; None: the recipe
+    unused: tuple[tuple[str | None, int], ...] = ()  # (seed, runs of it not used)
 
     @property
     def diff(self) -> float | None:
-        return None if self.ours is None else self.ours.mean - self.entry.mean
+        """ours - paper, for recipe runs only."""
+        if self.ours is None or self.differs is not None:
+            return None
+        return self.ours.mean - self.entry.mean
 
     @property
     def within(self) -> bool | None:
-        """Whether our mean is within the paper's spread (None: not run, or no spread given)."""
-        if self.ours is None:
+        """Whether our mean is within the paper's spread (None: not run, not the recipe, or no
+        spread given)."""
+        if self.diff is None:
             return None
         if self.entry.bound == "<":
             return self.ours.mean < self.entry.mean
@@ -53,15 +68,36 @@ class Row:
 def summarise(values: list[float]) -> Stats | None:
     if not values:
         return None
-    return Stats(statistics.fmean(values), statistics.pstdev(values), len(values))
+    std = statistics.pstdev(values) if len(values) > 1 else None
+    return Stats(statistics.fmean(values), std, len(values))
 
 
-def compare(entries: list[Entry], found: dict[str, list[Measurement]]) -> list[Row]:
-    """One row per entry, in registry order."""
+def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
+         differs: str | None) -> Row:
+    newest: dict[str | None, Measurement] = {}
+    for m in sorted(runs, key=lambda m: m.start):
+        newest[m.seed] = m
+    used = list(newest.values())
+    others = Counter(m.seed for m in runs) - Counter(newest.keys())
+    partial = "; ".join(sorted({m.partial for m in used if m.partial})) or None
+    return Row(entry, summarise([m.value for m in used]), partial,
+               tuple(m.run_id for m in used), epochs, differs,
+               tuple(sorted(others.items(), key=lambda item: str(item[0]).zfill(9))))
+
+
+def compare(entries: list[Entry], found: dict[str, list[Measurement]],
+            recipes: dict[str, Recipe]) -> list[Row]:
+    """Per entry in registry order: the recipe row, then one row per other configuration."""
     rows = []
     for entry in entries:
         runs = found.get(entry.id, [])
-        partial = "; ".join(sorted({m.partial for m in runs if m.partial})) or None
-        rows.append(Row(entry, summarise([m.value for m in runs]), partial,
-                        tuple(m.run_id for m in runs)))
+        recipe = recipes.get(entry.id)
+        rows.append(_row(entry, [m for m in runs if m.differs is None],
+                         recipe and recipe.epochs, None))
+        apart: dict[str, list[Measurement]] = {}
+        for m in runs:
+            if m.differs is not None:
+                apart.setdefault(m.config, []).append(m)
+        rows += [_row(entry, group, group[0].epochs, group[0].differs)
+                 for group in apart.values()]
     return rows
