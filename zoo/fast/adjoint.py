@@ -72,36 +72,56 @@ class FieldSteps(AdjointSteps):
         return field_stepper(self.field)(block.tableau, block.dt.to(y0.dtype), index, y0, inputs)
 
     def backward(self, block, index, y, a, inputs, params):
-        dt = block.dt.to(y.dtype)
         leaves = [u.detach().requires_grad_() for u in inputs]
         bars = [torch.zeros_like(u) for u in leaves]
         p_bar: list = [None] * len(params)
-        tableau, position = block.tableau, index.tolist()
-        for n, h in enumerate(dt.unbind(0)):
-            fs: list[torch.Tensor] = []
-            gs: list[torch.Tensor] = []
-            for s, row in enumerate(tableau.a):
-                fy, ga = combine(row, fs), combine(row, gs)
-                y_s = y if fy is None else y - h * fy
-                a_s = a if ga is None else a + h * ga
-                u = position[n][s]
-                with torch.enable_grad():
-                    z = y_s.detach().requires_grad_()
-                    stage = [x[:, u] for x in leaves]
-                    f = self.field(z, *stage)
-                    g, *rest = torch.autograd.grad(f, (z, *stage, *params), a_s,
-                                                   allow_unused=True)
-                fs.append(f.detach())
-                gs.append(torch.zeros_like(a) if g is None else g)
-                if tableau.b[s]:
-                    weight = h * tableau.b[s]
-                    for bar, grad in zip(bars, rest[:len(stage)]):
-                        if grad is not None:
-                            bar[:, u] += weight * grad
-                    _accumulate(p_bar, rest[len(stage):], weight)
-            y = y - h * combine(tableau.b, fs)
-            a = a + h * combine(tableau.b, gs)
+        position = index.tolist()
+
+        def stage(n: int, s: int, y_s: torch.Tensor, a_s: torch.Tensor, c: float):
+            u = position[n][s]
+            with torch.enable_grad():
+                z = y_s.detach().requires_grad_()
+                inputs_s = [x[:, u] for x in leaves]
+                f = self.field(z, *inputs_s)
+                g, *rest = torch.autograd.grad(f, (z, *inputs_s, *params), a_s,
+                                               allow_unused=True)
+            if c:
+                for bar, grad in zip(bars, rest[:len(inputs_s)]):
+                    if grad is not None:
+                        bar[:, u] += c * grad
+                _accumulate(p_bar, rest[len(inputs_s):], c)
+            return f.detach(), torch.zeros_like(a) if g is None else g
+
+        y, a = augmented_steps(block, y, a, stage)
         return y, a, bars, p_bar
+
+
+#: (step n, stage s, y_s, a_s, c_s = h b_s) -> (f_s, g_s = (∂f/∂y)ᵀ a_s)
+StageAdjoint = Callable[[int, int, torch.Tensor, torch.Tensor, float],
+                        tuple[torch.Tensor, torch.Tensor]]
+
+
+def augmented_steps(block: FixedGrid, y: torch.Tensor, a: torch.Tensor, stage: StageAdjoint,
+                    after_step: Callable[[int], None] | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(y, a) after the block's augmented steps (the module's equations): the stage states
+    y_s = y_n − h Σ_j a_sj f_j and a_s = a_n + h Σ_j a_sj g_j go to ``stage``, which also adds
+    its c_s-weighted cotangents where it keeps them; ``after_step(n)`` ends each step."""
+    tableau = block.tableau
+    for n, h in enumerate(block.dt.to(y.dtype).tolist()):
+        fs: list[torch.Tensor] = []
+        gs: list[torch.Tensor] = []
+        for s, row in enumerate(tableau.a):
+            fy, ga = combine(row, fs), combine(row, gs)
+            f, g = stage(n, s, y if fy is None else y - h * fy, a if ga is None else a + h * ga,
+                         h * tableau.b[s])
+            fs.append(f)
+            gs.append(g)
+        y = y - h * combine(tableau.b, fs)
+        a = a + h * combine(tableau.b, gs)
+        if after_step is not None:
+            after_step(n)
+    return y, a
 
 
 class FastAdjoint:

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 from torch.autograd.function import once_differentiable
 
-from .adjoint import AdjointSteps
+from .adjoint import AdjointSteps, augmented_steps
 from .lean import Stepper
 from .tableau import Tableau, combine, integrate
 from .tanh import tanh_times_backward, tanh_times_into
@@ -158,44 +158,39 @@ class FinalTanhSteps(AdjointSteps):
     def backward(self, block, index, y, a, inputs, params):
         weights = [linear.weight for linear in self.linears]
         biases = [linear.bias for linear in self.linears]
-        stage_dx = inputs[0].movedim(1, 0)
-        tableau, position = block.tableau, index.tolist()
-        batch, stages = y.shape[0], tableau.stages
+        stage_dx, position = inputs[0].movedim(1, 0), index.tolist()
+        batch, stages = y.shape[0], block.tableau.stages
         w_bar_t = [w.new_zeros(w.shape[::-1]) for w in weights]  # xᵀg: the faster product
         b_bar = [torch.zeros_like(b) for b in biases]
         out = y.new_empty(batch, y.shape[1], self.channels)
         ins = [y.new_empty(stages, batch, w.shape[1]) for w in weights]
         bars = [y.new_empty(stages, batch, w.shape[0]) for w in weights]
-        for n, h in enumerate(block.dt.to(y.dtype).tolist()):
-            fs: list[torch.Tensor] = []
-            gs: list[torch.Tensor] = []
-            for s, row in enumerate(tableau.a):
-                fy, ga = combine(row, fs), combine(row, gs)
-                z = y if fy is None else y - h * fy
-                a_s = a if ga is None else a + h * ga
-                dx = stage_dx[position[n][s]]
-                x = ins[0][s].copy_(z)
-                for i, (w, b) in enumerate(zip(weights[:-1], biases[:-1])):
-                    x = torch.addmm(b, x, w.t(), out=ins[i + 1][s]).relu_()
-                torch.addmm(biases[-1], x, weights[-1].t(), out=out.view(batch, -1))
-                t = torch.empty_like(out)
-                fs.append(tanh_times_into(out, dx, t))
-                o_bar, _ = tanh_times_backward(t, dx, a_s, bars[-1][s].view_as(out))
-                g = torch.mm(o_bar.view(batch, -1), weights[-1])
-                for i in reversed(range(len(weights) - 1)):
-                    g = torch.ops.aten.threshold_backward.grad_input(
-                        g, ins[i + 1][s], 0, grad_input=bars[i][s])
-                    g = torch.mm(g, weights[i])
-                gs.append(g)
-                c = h * tableau.b[s]
-                for bar in bars:
-                    bar[s].mul_(c)
+
+        def stage(n: int, s: int, z: torch.Tensor, a_s: torch.Tensor, c: float):
+            dx = stage_dx[position[n][s]]
+            x = ins[0][s].copy_(z)
+            for i, (w, b) in enumerate(zip(weights[:-1], biases[:-1])):
+                x = torch.addmm(b, x, w.t(), out=ins[i + 1][s]).relu_()
+            torch.addmm(biases[-1], x, weights[-1].t(), out=out.view(batch, -1))
+            t = torch.empty_like(out)
+            f = tanh_times_into(out, dx, t)
+            o_bar, _ = tanh_times_backward(t, dx, a_s, bars[-1][s].view_as(out))
+            g = torch.mm(o_bar.view(batch, -1), weights[-1])
+            for i in reversed(range(len(weights) - 1)):
+                g = torch.ops.aten.threshold_backward.grad_input(
+                    g, ins[i + 1][s], 0, grad_input=bars[i][s])
+                g = torch.mm(g, weights[i])
+            for bar in bars:
+                bar[s].mul_(c)
+            return f, g
+
+        def weight_gradients(n: int) -> None:
             for w, bb, x, g in zip(w_bar_t, b_bar, ins, bars):
                 x, g = x.view(-1, x.shape[-1]), g.view(-1, g.shape[-1])
                 w.addmm_(x.t(), g)
                 bb.add_(g.sum(0))
-            y = y - h * combine(tableau.b, fs)
-            a = a + h * combine(tableau.b, gs)
+
+        y, a = augmented_steps(block, y, a, stage, weight_gradients)
         direct = [g for w, b in zip(w_bar_t, b_bar) for g in (w.t(), b)]
         grads = dict(zip(map(id, [p for pair in zip(weights, biases) for p in pair]), direct))
         return y, a, [None], [grads.get(id(p)) for p in params]
