@@ -53,20 +53,20 @@ class RankOneSteps(AdjointSteps):
     def forward(self, block, index, y0, inputs, keep):
         P, T, beta = self._writes(inputs)
         tableau, position = block.tableau, index.tolist()
+        pairs = _Pairs(tableau, P)
         reads = self.rule.reads_state
         W, states = self._lanes(y0), [y0] + [None] * block.steps
         for n, h in enumerate(block.dt.to(y0.dtype).tolist()):
             u = position[n]
             Pn = P[u]
-            base, gram = (_read(W, Pn), _gram(Pn)) if reads else (None, None)
+            base, gram = (_read(W, Pn), pairs.gram(Pn)) if reads else (None, None)
             rs: list[torch.Tensor] = []
-            for s, row in enumerate(tableau.a):
+            for s in range(tableau.stages):
                 x = T[u[s]]
                 if reads:
                     x = x - base[s]
-                    for j, a in enumerate(row):
-                        if a:
-                            x = torch.addcmul(x, gram[j, s], rs[j], value=-h * a)
+                    for q, j, a in pairs.into[s]:
+                        x = torch.addcmul(x, gram[q], rs[j], value=-h * a)
                 rs.append(beta[u[s]] * self.rule.activate(x, 0))
             W = _rank_update(W, torch.stack(rs), Pn, _weights(tableau.b, h, W), 1.0)
             if n + 1 in keep or n + 1 == block.steps:
@@ -80,22 +80,19 @@ class RankOneSteps(AdjointSteps):
             return y, a, self._state_free_backward(block.tableau, P, T, beta, dt, index, a), []
         p_bar, t_bar, b_bar = (torch.zeros_like(x) for x in (P, T, beta))
         tableau, position = block.tableau, index.tolist()
-        # coupling[j, s] = a_sj: the stage pairs of the step's rank-one corrections
-        coupling = y.new_tensor([[row[j] if j < len(row) else 0.0 for row in tableau.a]
-                                 for j in range(tableau.stages)])[:, :, None, None]
+        pairs = _Pairs(tableau, P)
         W, A = self._lanes(y), self._lanes(a)
         for n, h in enumerate(dt.tolist()):
             u = position[n]
             rows = index[n].to(P.device)
             Pn = P[u]
-            w_reads, a_reads, gram = _read(W, Pn), _read(A, Pn), _gram(Pn)
+            w_reads, a_reads, gram = _read(W, Pn), _read(A, Pn), pairs.gram(Pn)
             rs, es, phis, aps = [], [], [], []
-            for s, row in enumerate(tableau.a):
+            for s in range(tableau.stages):
                 x, ap = T[u[s]] - w_reads[s], a_reads[s]
-                for j, coefficient in enumerate(row):
-                    if coefficient:
-                        x = torch.addcmul(x, gram[j, s], rs[j], value=h * coefficient)
-                        ap = torch.addcmul(ap, gram[j, s], es[j], value=-h * coefficient)
+                for q, j, coefficient in pairs.into[s]:
+                    x = torch.addcmul(x, gram[q], rs[j], value=h * coefficient)
+                    ap = torch.addcmul(ap, gram[q], es[j], value=-h * coefficient)
                 phi = self.rule.activate(x, 0)
                 rs.append(beta[u[s]] * phi)
                 es.append(self.rule.activate_backward(phi, beta[u[s]] * ap, 0))
@@ -106,10 +103,11 @@ class RankOneSteps(AdjointSteps):
             t_bar.index_add_(0, rows, c * E)
             b_bar.index_add_(0, rows, c * (torch.stack(phis) * torch.stack(aps)).sum(1, True))
             # p̄_s = c_s (A_nᵀ r_s − W_nᵀ e_s − h Σ_j a_sj (⟨e_j, r_s⟩ − ⟨r_j, e_s⟩) p_j)
-            cross = (E.unsqueeze(1) * R.unsqueeze(0)).sum(2, keepdim=True)  # ⟨e_j, r_s⟩
-            mix = (h * coupling) * (cross - cross.transpose(0, 1))
-            p_terms = (_read_transposed(A, R) - _read_transposed(W, E)
-                       - (mix * Pn.unsqueeze(1)).sum(0))
+            p_terms = _read_transposed(A, R) - _read_transposed(W, E)
+            if pairs.count:
+                j, s = pairs.first, pairs.second
+                mix = (h * pairs.a) * (E[j] * R[s] - R[j] * E[s]).sum(1, keepdim=True)
+                p_terms.index_add_(0, s, mix * Pn[j], alpha=-1)
             p_bar.index_add_(0, rows, c * p_terms)
             W = _rank_update(W, R, Pn, c, -1.0)
             A = _rank_update(A, E, Pn, c, -1.0)
@@ -161,9 +159,23 @@ def _read_transposed(W: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _gram(P: torch.Tensor) -> torch.Tensor:
-    """⟨p_j, p_s⟩ per lane, (S, S, 1, M)."""
-    return (P.unsqueeze(1) * P.unsqueeze(0)).sum(2, keepdim=True)
+class _Pairs:
+    """The stage pairs (j, s) of a tableau with a_sj ≠ 0: the couplings of a step's stages."""
+
+    def __init__(self, tableau, like: torch.Tensor):
+        device = like.device
+        pairs = [(j, s, a) for s, row in enumerate(tableau.a) for j, a in enumerate(row) if a]
+        self.count = len(pairs)
+        #: per stage s, (pair number q, j, a_sj) of its couplings
+        self.into = [[(q, j, a) for q, (j, t, a) in enumerate(pairs) if t == s]
+                     for s in range(tableau.stages)]
+        self.first = torch.tensor([j for j, _, _ in pairs], dtype=torch.long, device=device)
+        self.second = torch.tensor([s for _, s, _ in pairs], dtype=torch.long, device=device)
+        self.a = like.new_tensor([a for _, _, a in pairs])[:, None, None]
+
+    def gram(self, P: torch.Tensor) -> torch.Tensor:
+        """⟨p_j, p_s⟩ per lane for each pair, (Q, 1, M)."""
+        return (P[self.first] * P[self.second]).sum(1, keepdim=True)
 
 
 def _weights(b: tuple[float, ...], h: float, like: torch.Tensor) -> torch.Tensor:
