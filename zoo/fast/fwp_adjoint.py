@@ -16,8 +16,8 @@ and the stage writes' cotangents (c_s times the vector-Jacobian product of f wit
 
 The forward steps are Y_s p_s = W_n p_s + h Σ_j a_sj ⟨p_j, p_s⟩ r_j, W_{n+1} = W_n + Σ c_s r_s ⊗ p_s.
 For Hebb, A is constant on a segment and a block's stages are read in one product. Matrices
-are stored with the samples and heads innermost, (h, h, H·B) (:func:`.fwp_stages.to_lanes`);
-the writes come as (U, c, H·B).
+are stored with the samples and heads innermost, (h, h, H·B) (:func:`.fwp_stages.to_lanes`),
+read and updated by :mod:`.lanes_matrix`; the writes come as (U, c, H·B).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..fields.fwp.fast_weight import as_matrices, flatten
 from ..fields.fwp.rules import Rule, Write
 from .adjoint import AdjointSteps, stage_weights
 from .fwp_stages import from_lanes, to_lanes
+from .lanes_matrix import rank_update, read
 
 
 class RankOneSteps(AdjointSteps):
@@ -59,7 +60,7 @@ class RankOneSteps(AdjointSteps):
         for n, h in enumerate(block.dt.to(y0.dtype).tolist()):
             u = position[n]
             Pn = P[u]
-            base, gram = (_read(W, Pn), pairs.gram(Pn)) if reads else (None, None)
+            base, gram = (read(W, Pn), pairs.gram(Pn)) if reads else (None, None)
             rs: list[torch.Tensor] = []
             for s in range(tableau.stages):
                 x = T[u[s]]
@@ -68,7 +69,7 @@ class RankOneSteps(AdjointSteps):
                     for q, j, a in pairs.into[s]:
                         x = torch.addcmul(x, gram[q], rs[j], value=-h * a)
                 rs.append(beta[u[s]] * self.rule.activate(x, 0))
-            W = _rank_update(W, torch.stack(rs), Pn, _weights(tableau.b, h, W), 1.0)
+            W = rank_update(W, torch.stack(rs), Pn, [h * b for b in tableau.b])
             if n + 1 in keep or n + 1 == block.steps:
                 states[n + 1] = self._flat(W)
         return states
@@ -86,7 +87,7 @@ class RankOneSteps(AdjointSteps):
             u = position[n]
             rows = index[n].to(P.device)
             Pn = P[u]
-            w_reads, a_reads, gram = _read(W, Pn), _read(A, Pn), pairs.gram(Pn)
+            w_reads, a_reads, gram = read(W, Pn), read(A, Pn), pairs.gram(Pn)
             rs, es, phis, aps = [], [], [], []
             for s in range(tableau.stages):
                 x, ap = T[u[s]] - w_reads[s], a_reads[s]
@@ -103,14 +104,14 @@ class RankOneSteps(AdjointSteps):
             t_bar.index_add_(0, rows, c * E)
             b_bar.index_add_(0, rows, c * (torch.stack(phis) * torch.stack(aps)).sum(1, True))
             # p̄_s = c_s (A_nᵀ r_s − W_nᵀ e_s − h Σ_j a_sj (⟨e_j, r_s⟩ − ⟨r_j, e_s⟩) p_j)
-            p_terms = _read_transposed(A, R) - _read_transposed(W, E)
+            p_terms = read(A, R, True) - read(W, E, True)
             if pairs.count:
                 j, s = pairs.first, pairs.second
                 mix = (h * pairs.a) * (E[j] * R[s] - R[j] * E[s]).sum(1, keepdim=True)
                 p_terms.index_add_(0, s, mix * Pn[j], alpha=-1)
             p_bar.index_add_(0, rows, c * p_terms)
-            W = _rank_update(W, R, Pn, c, -1.0)
-            A = _rank_update(A, E, Pn, c, -1.0)
+            W = rank_update(W, R, Pn, [-h * b for b in tableau.b])
+            A = rank_update(A, E, Pn, [-h * b for b in tableau.b])
         return self._flat(W), self._flat(A), self._input_bars(p_bar, t_bar, b_bar), []
 
     def _state_free_backward(self, tableau, P, T, beta, dt, index, a) -> list[torch.Tensor]:
@@ -118,45 +119,19 @@ class RankOneSteps(AdjointSteps):
         by its Σ h b_s."""
         c = stage_weights(tableau, dt, index, P.shape[0]).sum(0)
         A = self._lanes(a)
-        ap = _read(A, P)
+        ap = read(A, P)
         phi = self.rule.activate(T, 1)
         r = beta * phi
         c = c.view(-1, 1, 1)
         t_bar = c * self.rule.activate_backward(phi, beta * ap, 1)
         b_bar = c * (phi * ap).sum(1, keepdim=True)
-        p_bar = c * _read_transposed(A, r)
+        p_bar = c * read(A, r, True)
         return self._input_bars(p_bar, t_bar, b_bar)
 
     def _input_bars(self, p_bar, t_bar, b_bar) -> list[torch.Tensor]:
         """(key, value, rate) cotangents from the probe's, target's and rate's."""
         key, value = (t_bar, p_bar) if self.rule.transposed else (p_bar, t_bar)
         return [key, value, b_bar]
-
-
-#: head sizes up to which a read accumulates one column at a time (no (S, h, h, M) product):
-#: at h ≤ 16 that was 1.2-9× quicker here, at h = 20 the one product 1.5× (one thread)
-COLUMNWISE = 16
-
-
-def _read(W: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """W p_s for vectors p (S, h, M) and W (h, h, M): (S, h, M), a multiply-and-sum over the
-    lanes (einsum's batched products of tiny matrices took 10-40× longer here)."""
-    if W.shape[1] > COLUMNWISE:
-        return (W.unsqueeze(0) * p.unsqueeze(1)).sum(2)
-    out = p.new_zeros(p.shape[0], W.shape[0], p.shape[-1])
-    for j in range(W.shape[1]):
-        out.addcmul_(W[:, j].unsqueeze(0), p[:, j].unsqueeze(1))
-    return out
-
-
-def _read_transposed(W: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """Wᵀ p_s, (S, h, M)."""
-    if W.shape[0] > COLUMNWISE:
-        return (W.unsqueeze(0) * p.unsqueeze(2)).sum(1)
-    out = p.new_zeros(p.shape[0], W.shape[1], p.shape[-1])
-    for i in range(W.shape[0]):
-        out.addcmul_(W[i].unsqueeze(0), p[:, i].unsqueeze(1))
-    return out
 
 
 class _Pairs:
@@ -181,14 +156,3 @@ class _Pairs:
 def _weights(b: tuple[float, ...], h: float, like: torch.Tensor) -> torch.Tensor:
     """c_s = h b_s as (S, 1, 1)."""
     return like.new_tensor([h * x for x in b])[:, None, None]
-
-
-def _rank_update(W: torch.Tensor, R: torch.Tensor, P: torch.Tensor, c: torch.Tensor,
-                 sign: float) -> torch.Tensor:
-    """W ± Σ_s c_s r_s ⊗ p_s as a new (h, h, M), one stage at a time (1.3-2× quicker here than
-    one (S, h, h, M) product)."""
-    out = W.clone()
-    for r, p, weight in zip(R, P, (sign * c).flatten().tolist()):
-        if weight:
-            out.addcmul_(r.unsqueeze(1), p.unsqueeze(0), value=weight)
-    return out
