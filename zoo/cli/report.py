@@ -1,4 +1,8 @@
-"""``zoo report``: reproduced results beside the published ones (text, Markdown, CSV, PNG)."""
+"""``zoo report``: reproduced results beside the published ones (text, Markdown, CSV, PNG).
+
+``--export`` writes the per-seed records of the runs that count into the repository instead;
+``--from-records`` regenerates the results section of a page from those records alone.
+"""
 
 from __future__ import annotations
 
@@ -20,29 +24,85 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--registry", type=Path, help="registry folder (default: the shipped one)")
     p.add_argument("--specs", type=Path, help="folder of the specs whose runs count, the recipe "
                                               "of each entry (default: the shipped specs/)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--export", type=Path, metavar="DIR",
+                      help="instead of writing reports, merge per-seed records of the runs that "
+                           "count into DIR (e.g. reproductions/results), one JSON Lines file "
+                           "per entry")
+    mode.add_argument("--from-records", type=Path, metavar="DIR",
+                      help="build the results section from the records in DIR alone (no "
+                           "MLflow): print it, or rewrite it in --page")
+    p.add_argument("--page", type=Path, help="with --from-records: the page whose section "
+                                             "between the results markers is replaced, e.g. "
+                                             "docs/reproduction.md")
     p.set_defaults(func=cmd_report)
+
+
+def _writable(folder: Path, option: str) -> Path:
+    """``folder``, created if need be; an :class:`InputError` if it cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{option} {folder}: cannot create it ({exc.strerror})") from None
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{option} {folder} is not writable")
+    return folder
+
+
+def _from_records(args: argparse.Namespace, registry) -> int:
+    """Rebuild the results section from the records alone: print it, or rewrite ``--page``."""
+    from ..report import page
+    from ..report.files import atomic_write
+    from ..report.records import load
+
+    if args.table:
+        raise InputError("--from-records rebuilds the whole section: give no PAPER/TABLE")
+    root = args.from_records
+    if not root.is_dir():
+        raise InputError(f"--from-records {root}: no such folder")
+    records = load(root)
+    if args.page is None:
+        print(page.section(registry, records, root.as_posix()))
+        return 0
+    try:
+        old = args.page.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--page {args.page}: {exc.strerror}") from None
+    new = page.replace(old, page.section(registry, records, page.link(args.page, root)))
+    for path in page.write_plots(registry, records, root):
+        print(f"wrote {path}")
+    if new == old:
+        print(f"{args.page}: results section unchanged")
+    else:
+        atomic_write(args.page, lambda p: p.write_text(new, encoding="utf-8"))
+        print(f"{args.page}: results section rewritten from "
+              f"{sum(map(len, records.values()))} records of {len(records)} entries")
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..report.collect import collect, open_store
+    from ..report.export import export
     from ..report.recipes import load_recipes
     from ..report.render import as_text, write_files
     from ..report.table import compare
     from ..results.registry import load_registry
     from ..tracking.mlflow_run import resolve_uri
 
+    if args.page is not None and args.from_records is None:
+        raise InputError("--page goes with --from-records")
     registry = load_registry(args.registry)
+    if args.from_records is not None:
+        return _from_records(args, registry)
     entries = registry.select(args.table)
     uri = resolve_uri(args.tracking_uri, None)
     open_store(uri)
-    folder = args.output_dir
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--output-dir {folder}: cannot create it ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK):
-        raise InputError(f"--output-dir {folder} is not writable")
     recipes = load_recipes((e.id for e in entries), args.specs)
+    if args.export is not None:
+        _writable(args.export, "--export")
+        print("\n".join(export(uri, entries, recipes, args.export)))
+        return 0
+    folder = _writable(args.output_dir, "--output-dir")
     rows = compare(entries, collect(uri, entries, recipes), recipes)
     for key in dict.fromkeys(r.entry.key for r in rows):
         table_rows = [r for r in rows if r.entry.key == key]

@@ -41,7 +41,8 @@ def open_store(uri: str) -> None:
     check_store(uri)
 
 
-def _digest(params: dict[str, str]) -> str:
+def spec_digest(params: dict[str, str]) -> str:
+    """Digest of the comparable spec in ``params``: equal exactly when no compared key differs."""
     return hashlib.sha256(repr(sorted(comparable(params).items())).encode()).hexdigest()[:16]
 
 
@@ -63,5 +64,5 @@ def collect(uri: str, entries: list[Entry],
             run.info.run_id, tags.get("zoo.seed"), run.info.start_time,
             value * entry.metric.scale, tags.get("zoo.partial_data"),
             int(epochs) if epochs and epochs.isdigit() else None,
-            differences(params, recipes.get(entry.id)), _digest(params)))
+            differences(params, recipes.get(entry.id)), spec_digest(params)))
     return found

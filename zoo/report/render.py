@@ -1,19 +1,17 @@
 """Render comparison rows: a text table for the terminal, Markdown, CSV and a PNG plot.
 
-Files are written atomically (a temporary file in the same folder, then ``os.replace``), so an
-interrupted report never leaves a partial file.
+Files are written atomically (:mod:`.files`), so an interrupted report never leaves a partial
+file.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from ..results.registry import Entry
+from .files import atomic_write
 from .plot import comparison_figure
 from .table import PICK_RULE, SPREAD, Row, Stats
 
@@ -32,13 +30,13 @@ def text_table(headers: list[str], rows: list[list[str]]) -> str:
                      for line in lines)
 
 
-def _decimals(*values: float | None) -> int:
+def decimals(*values: float | None) -> int:
     """Decimals the paper printed (at most 4), so our numbers are shown alike."""
     places = [len(repr(float(v)).split(".")[1].rstrip("0")) for v in values if v is not None]
     return min(max(places, default=0), 4)
 
 
-def _stats(mean: float, std: float | None, n: int | None, places: int) -> str:
+def stats_text(mean: float, std: float | None, n: int | None, places: int) -> str:
     """``mean ± std (n=N)``; no spread for one run."""
     text = f"{mean:.{places}f}"
     if std is not None:
@@ -58,16 +56,17 @@ def _unused(row: Row) -> str:
                      for seed, k in row.unused)
 
 
-def _cells(row: Row) -> dict[str, str]:
+def cells(row: Row) -> dict[str, str]:
+    """The text of each column of ``row``."""
     e = row.entry
-    places = _decimals(e.mean, e.std)
-    paper = (f"{e.bound} " if e.bound else "") + _stats(e.mean, e.std, e.n, places)
+    places = decimals(e.mean, e.std)
+    paper = (f"{e.bound} " if e.bound else "") + stats_text(e.mean, e.std, e.n, places)
     ours: Stats | None = row.ours
     verdict = {True: "yes", False: "no", None: "-"}[row.within]
     return {
         "id": e.id, "row": _starred(e), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
-        "ours": "not run" if ours is None else _stats(ours.mean, ours.std, ours.n, places),
+        "ours": "not run" if ours is None else stats_text(ours.mean, ours.std, ours.n, places),
         "epochs": "" if row.epochs is None else str(row.epochs),
         "diff": "" if row.diff is None else f"{row.diff:+.{places}f}",
         "within": "" if ours is None else verdict,
@@ -92,8 +91,8 @@ def _notes(rows: list[Row]) -> list[str]:
 
 def _split(rows: list[Row]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Cells of the recipe rows and of the rows listed apart."""
-    return ([_cells(r) for r in rows if r.differs is None],
-            [_cells(r) for r in rows if r.differs is not None])
+    return ([cells(r) for r in rows if r.differs is None],
+            [cells(r) for r in rows if r.differs is not None])
 
 
 def as_text(rows: list[Row], title: str) -> str:
@@ -140,20 +139,6 @@ def as_csv(rows: list[Row]) -> str:
 
 def _blank(value) -> str:
     return "" if value is None else str(value)
-
-
-def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then move it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def write_files(rows: list[Row], title: str, folder: Path, stem: str) -> list[Path]:

@@ -72,11 +72,17 @@ def summarise(values: list[float]) -> Stats | None:
     return Stats(statistics.fmean(values), std, len(values))
 
 
-def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
-         differs: str | None) -> Row:
+def newest_per_seed(runs: list[Measurement]) -> dict[str | None, Measurement]:
+    """The run of each seed that counts: its newest (latest start)."""
     newest: dict[str | None, Measurement] = {}
     for m in sorted(runs, key=lambda m: m.start):
         newest[m.seed] = m
+    return newest
+
+
+def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
+         differs: str | None) -> Row:
+    newest = newest_per_seed(runs)
     used = list(newest.values())
     others = Counter(m.seed for m in runs) - Counter(newest.keys())
     partial = "; ".join(sorted({m.partial for m in used if m.partial})) or None

@@ -1,0 +1,198 @@
+"""Results as data: `zoo report --export` records, their merge rule, and the page built from them."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+import pytest
+from mlflow import MlflowClient
+from test_report import NO_OI, SEPSIS, SPEECH, log_run
+
+from conftest import REPO
+from results.cli import zoo
+from zoo.errors import InputError
+from zoo.report import page, records
+from zoo.report.records import Record, merge
+from zoo.results.registry import load_registry
+
+PAGE = REPO / "docs" / "reproduction.md"
+REGENERATE = "zoo report --from-records reproductions/results --page docs/reproduction.md"
+
+
+def test_page_section_is_what_the_records_give():
+    """The committed section of docs/reproduction.md equals the one the committed records give."""
+    text = PAGE.read_text(encoding="utf-8")
+    root = REPO / "reproductions" / "results"
+    expected = page.section(load_registry(), records.load(root), page.link(PAGE, root))
+    shown = text[text.index(page.BEGIN):text.index(page.END) + len(page.END)]
+    assert shown == expected, f"the results section is stale; run: {REGENERATE}"
+
+
+@pytest.fixture
+def store(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    client = MlflowClient(uri)
+    exp = client.create_experiment("repro", artifact_location=(tmp_path / "art").as_uri())
+    log = functools.partial(log_run, client, exp)
+    log(SPEECH, {"test/accuracy": 0.10}, seed=1, start=1000)  # older run of seed 1
+    one = log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
+    for step, seconds in ((1, 2.0), (2, 4.0), (3, 6.0)):  # stopped early, after epoch 3
+        client.log_metric(one, "time/epoch_seconds", seconds, step=step)
+    for key, value in {"zoo.device": "cpu", "zoo.git_commit": "abc123",
+                       "zoo.spec_hash": "feedbeef"}.items():
+        client.set_tag(one, key, value)
+    two = log(SPEECH, {"test/accuracy": 0.91}, seed=2, start=2002,
+              overrides=("tracking.experiment=elsewhere",))
+    client.set_tag(two, "mlflow.source.git.commit", "def456")
+    log(SPEECH, {"test/accuracy": 0.50}, seed=3, start=3000, overrides=["train.epochs=3"])
+    log(SPEECH, {"test/accuracy": 0.0}, seed=4, start=3001, smoke=True)
+    log(SEPSIS, {"test/auc": 0.80}, seed=1, start=2000, partial="setA only")
+    return uri, client, log, one, two
+
+
+def export(uri, root, monkeypatch, capsys, table="irie2022/table1") -> str:
+    code = zoo(["report", table, "--tracking-uri", uri, "--export", root], monkeypatch)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys):
+    uri, _, _, one, two = store
+    root = tmp_path / "results"
+    out = export(uri, root, monkeypatch, capsys)
+    speech = root / f"{SPEECH}.jsonl"
+    lines = speech.read_text().splitlines()
+    assert [json.loads(x)["seed"] for x in lines] == [1, 2]
+    first, second = records.read(speech)
+    assert first == Record(
+        id=SPEECH, seed=1, metric="test/accuracy", value=0.9, epochs=3, epoch_seconds=4.0,
+        date="1970-01-01T00:00:02.001+00:00", device="cpu", commit="abc123",
+        spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one)
+    assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device) \
+        == (two, 500, None, "def456", None)  # no epoch logged: the spec's train.epochs
+    assert first.recipe == second.recipe  # other tracking settings: the same recipe
+    assert list(json.loads(lines[0])) == [f.name for f in dataclasses.fields(Record)]
+    [sepsis] = records.read(root / f"{SEPSIS}.jsonl")
+    assert (sepsis.value, sepsis.partial_data) == (0.8, "setA only")
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.jsonl")) == [
+        f"{SEPSIS}.jsonl", f"{SPEECH}.jsonl"]  # no file for entries without counted runs
+
+    assert f"{SPEECH}: wrote {speech} (2 seeds)" in out
+    assert "  skipped 1 run (seed 3): train.epochs=3 (recipe 500)" in out
+    assert "  skipped 1 run (seed 1): an older run of its seed (the newest counts)" in out
+    assert "seed 4" not in out  # smoke runs are not read
+    assert "2 of 24 entries have runs or records" in out
+
+    assert f"{speech} unchanged (2 seeds)" in export(uri, root, monkeypatch, capsys)
+    assert speech.read_text().splitlines() == lines
+
+
+def test_reexport_merges_by_start_time(store, tmp_path, monkeypatch, capsys):
+    uri, _, log, one, two = store
+    root = tmp_path / "results"
+    export(uri, root, monkeypatch, capsys)
+    speech = root / f"{SPEECH}.jsonl"
+    first, second = records.read(speech)
+    later = dataclasses.replace(second, run_id="r" * 32, date="2030-01-01T00:00:00.000+00:00",
+                                value=0.5)
+    kept = dataclasses.replace(first, seed=7, run_id="k" * 32)  # a seed not in this store
+    records.write(speech, [first, later, kept])
+    stale = root / f"{NO_OI}.jsonl"  # made under an earlier shipped spec, no run of it now
+    records.write(stale, [dataclasses.replace(first, id=NO_OI, recipe="0" * 16)])
+    newer = log(SPEECH, {"test/accuracy": 0.95}, seed=1, start=5000)
+    out = export(uri, root, monkeypatch, capsys)
+    assert (f"  seed 1: run {newer} (1970-01-01T00:00:05.000+00:00) replaces run {one} "
+            f"(1970-01-01T00:00:02.001+00:00), which is older") in out
+    assert (f"  seed 2: kept run {'r' * 32} (2030-01-01T00:00:00.000+00:00); run {two} "
+            f"(1970-01-01T00:00:02.002+00:00) is not newer") in out
+    assert [(r.seed, r.run_id, r.value) for r in records.read(speech)] == [
+        (1, newer, 0.95), (2, "r" * 32, 0.5), (7, "k" * 32, 0.9)]
+    assert f"{NO_OI}: removed {stale}: none of its records counts" in out
+    assert "  seed 1: dropped run " in out and not stale.exists()
+    assert not list(root.rglob(".*"))  # no temporary file left
+
+
+def _record(seed, run, date, recipe="r1", value=0.5):
+    return Record(id="p/t/e", seed=seed, metric="test/accuracy", value=value, epochs=10,
+                  epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00", device="cpu",
+                  commit=None, spec_hash=None, recipe=recipe, partial_data=None, run_id=run)
+
+
+def test_merge_rule():
+    old = [_record(1, "a", 2), _record(2, "b", 2), _record(3, "c", 2), _record(4, "d", 2, "r0")]
+    new = [_record(1, "x", 3), _record(2, "y", 1), _record(3, "c", 2, value=0.7),
+           _record(5, "z", 1)]
+    merged, notes = merge(old, new, "r1")
+    assert [(r.seed, r.run_id, r.value) for r in merged] == [
+        (1, "x", 0.5), (2, "b", 0.5), (3, "c", 0.7), (5, "z", 0.5)]
+    assert notes == [
+        "seed 4: dropped run d (2024-01-02T00:00:00.000+00:00), recorded under an earlier "
+        "shipped spec",
+        "seed 1: run x (2024-01-03T00:00:00.000+00:00) replaces run a "
+        "(2024-01-02T00:00:00.000+00:00), which is older",
+        "seed 2: kept run b (2024-01-02T00:00:00.000+00:00); run y "
+        "(2024-01-01T00:00:00.000+00:00) is not newer"]
+    assert merge(old[:1], [_record(1, "x", 2)], "r1")[0][0].run_id == "a"  # a tie keeps it
+
+
+def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
+    uri = store[0]
+    root = tmp_path / "results"
+    export(uri, root, monkeypatch, capsys)
+    doc = tmp_path / "docs" / "page.md"
+    doc.parent.mkdir()
+    doc.write_text(f"# Title\n\nkept\n\n{page.BEGIN}\nold\n{page.END}\n\nkept too\n")
+    code = zoo(["report", "--from-records", root, "--page", doc], monkeypatch)
+    out = capsys.readouterr().out
+    assert code == 0
+    text = doc.read_text()
+    assert text.startswith("# Title\n\nkept\n\n<!-- results:begin -->\n")
+    assert text.endswith("<!-- results:end -->\n\nkept too\n") and "old" not in text
+    assert "3 seeds recorded for 2 of the 111 registry entries." in text
+    assert (f"| {SPEECH} | CDE: Delta · Speech | % | 90.2 ± 0.2 (n=5) | "
+            f"90.5 ± 0.5 (n=2, 3–500 epochs) | +0.3 | within | 4 (cpu) |") in text
+    assert (f"| {SEPSIS} | CDE: Delta · Sepsis OI | AUC x100 | 90.9 ± 0.2 (n=5) | "
+            f"80.0 (n=1, 200 epochs), partial data: setA only | -10.9 | outside | ? |") in text
+    assert "![irie2022/table1 from the records](../results/irie2022/table1.png)" in text
+    assert "Other entries: no recipe runs recorded (speech/gru-ode, " in text
+    assert "### jacobian_ncde/table1: CharacterTrajectories accuracy (fraction), 4 seeds\n\n" \
+           "No recipe runs recorded (character-trajectories/matrix-ncde, " in text
+    assert (root / "irie2022/table1.png").read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote {root / 'irie2022/table1.png'}" in out
+    assert "results section rewritten from 3 records of 2 entries" in out
+
+    # records alone: the store is not needed
+    (tmp_path / "mlruns.db").unlink()
+    assert zoo(["report", "--from-records", root, "--page", doc], monkeypatch) == 0
+    assert "results section unchanged" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--page", "x.md"], "--page goes with --from-records"),
+    (["irie2022", "--from-records", "."], "give no PAPER/TABLE"),
+    (["--from-records", "nowhere"], "no such folder"),
+])
+def test_from_records_errors(argv, message, monkeypatch, capsys):
+    assert zoo(["report", *argv], monkeypatch) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_page_without_markers_is_left_alone(tmp_path, monkeypatch, capsys):
+    doc = tmp_path / "page.md"
+    doc.write_text("# no markers\n")
+    (tmp_path / "results").mkdir()
+    assert zoo(["report", "--from-records", tmp_path / "results", "--page", doc],
+               monkeypatch) == 2
+    assert "needs one '<!-- results:begin -->'" in capsys.readouterr().err
+    assert doc.read_text() == "# no markers\n"
+
+
+def test_bad_record_names_its_line(tmp_path):
+    path = tmp_path / "p" / "t" / "e.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(dataclasses.asdict(_record(1, "a", 2))) + "\n{\"seed\": 1}\n")
+    with pytest.raises(InputError, match=r"e\.jsonl:2: not a record"):
+        records.load(tmp_path)

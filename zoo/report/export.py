@@ -1,0 +1,108 @@
+"""``zoo report --export``: per-seed records (:mod:`.records`) of the runs that count.
+
+The runs that count are the report's (:mod:`.collect`, :mod:`.table`): FINISHED, non-smoke runs
+tagged with the entry whose resolved spec is the shipped recipe, the newest run of each seed.
+Runs of any other spec and older runs of a seed are skipped, and said so, grouped by reason.
+"""
+
+from __future__ import annotations
+
+import statistics
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..results.registry import Entry
+from .collect import Measurement, collect, spec_digest
+from .recipes import Recipe
+from .records import Record, merge, path_of, read, write
+from .table import newest_per_seed
+
+EPOCH_SECONDS = "time/epoch_seconds"
+OLDER = "an older run of its seed (the newest counts)"
+
+
+def iso(ms: int) -> str:
+    """An MLflow time (ms since the epoch) as ISO 8601 UTC with milliseconds."""
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _choose(runs: list[Measurement]) -> tuple[list[Measurement], dict[str, list[str]]]:
+    """The runs that count, and the seeds of the others by the reason they do not."""
+    newest = newest_per_seed([m for m in runs if m.differs is None])
+    chosen, skipped = [], {}
+    for m in runs:
+        if m.differs is not None:
+            reason = m.differs
+        elif newest[m.seed] is not m:
+            reason = OLDER
+        elif not (m.seed and m.seed.isdigit()):
+            reason = "no integer zoo.seed tag"
+        else:
+            chosen.append(m)
+            continue
+        skipped.setdefault(reason, []).append(m.seed or "none")
+    return chosen, skipped
+
+
+def _record(client, entry: Entry, m: Measurement) -> Record:
+    """The record of a run that counts: its tags, test value and epoch history."""
+    run = client.get_run(m.run_id)
+    tags, metric = run.data.tags, f"test/{entry.metric.name}"
+    history = client.get_metric_history(m.run_id, EPOCH_SECONDS)
+    return Record(
+        id=entry.id, seed=int(m.seed), metric=metric, value=run.data.metrics[metric],
+        epochs=max(h.step for h in history) if history else m.epochs,
+        epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
+        date=iso(m.start), device=tags.get("zoo.device"),
+        commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),
+        spec_hash=tags.get("zoo.spec_hash"), recipe=m.config, partial_data=m.partial,
+        run_id=m.run_id)
+
+
+def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:
+    notes = []
+    for reason, seeds in skipped.items():
+        s = "s" * (len(seeds) > 1)
+        shown = ", ".join(sorted(seeds, key=lambda x: x.zfill(9)))
+        notes.append(f"skipped {len(seeds)} run{s} (seed{s} {shown}): {reason}")
+    return notes
+
+
+def _update(path: Path, old: list[Record], merged: list[Record]) -> str:
+    """Write or remove the file; what was done."""
+    if merged == old:
+        return f"{path} unchanged ({len(merged)} seeds)"
+    if not merged:
+        path.unlink()
+        return f"removed {path}: none of its records counts"
+    write(path, merged)
+    return f"wrote {path} ({len(merged)} seeds)"
+
+
+def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Path) -> list[str]:
+    """Merge the records of the runs in ``uri`` that count into ``root``; the lines to print."""
+    from ..tracking.mlflow_run import open_client
+
+    found = collect(uri, entries, recipes)
+    client = open_client(uri)
+    lines, idle = [], 0
+    for entry in entries:
+        chosen, skipped = _choose(found[entry.id])
+        path, recipe = path_of(root, entry.id), recipes.get(entry.id)
+        old = read(path) if path.is_file() else []
+        notes = []
+        if recipe is not None and (chosen or old):
+            new = [_record(client, entry, m) for m in chosen]
+            merged, notes = merge(old, new, spec_digest(recipe.params))
+            head = _update(path, old, merged)
+        elif skipped:
+            head = "nothing written: no run counts"
+        elif old:
+            head = f"{path} left as it is: no shipped spec reproduces this entry"
+        else:
+            idle += 1
+            continue
+        lines += [f"{entry.id}: {head}", *(f"  {n}" for n in notes + _skip_notes(skipped))]
+    lines.append(f"{len(entries) - idle} of {len(entries)} entries have runs or records; "
+                 f"unfinished and smoke runs are not read")
+    return lines

@@ -1,0 +1,110 @@
+"""The results section of ``docs/reproduction.md``, regenerated from the records alone.
+
+The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the page is never
+touched. Per registry table: the entries with records (paper, ours over the recorded seeds with
+n and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device), a
+plot of them (:mod:`.plot`, written beside the records), then the entries without records.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+from ..errors import InputError
+from ..results.registry import Registry
+from .plot import comparison_figure
+from .records import Record
+from .files import atomic_write
+from .render import cells, decimals, stats_text
+from .table import Row, summarise
+
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+VERDICT = {True: "within", False: "outside", None: "no verdict"}
+_COLUMNS = ["id", "row · column", "unit", "paper", "ours (n, epochs)", "diff", "within", "s / epoch"]
+
+
+def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, list[Row]]:
+    """Per table, a row per entry in registry order, ours from its records (none without)."""
+    unknown = sorted(set(records) - set(registry.entries))
+    if unknown:
+        raise InputError(f"records of entries not in the registry: {', '.join(unknown)}")
+    found: dict[str, list[Row]] = {}
+    for entry in registry.entries.values():
+        mine = records.get(entry.id, [])
+        if any(r.metric != f"test/{entry.metric.name}" for r in mine):
+            raise InputError(f"records of {entry.id} are not of its metric "
+                             f"test/{entry.metric.name}")
+        partial = "; ".join(sorted({r.partial_data for r in mine if r.partial_data})) or None
+        found.setdefault(entry.key, []).append(Row(
+            entry, summarise([r.value * entry.metric.scale for r in mine]), partial,
+            tuple(r.run_id for r in mine)))
+    return found
+
+
+def _span(epochs: list[int | None]) -> str:
+    """``200``, or ``120–200`` when the seeds differ (``?`` when none is known)."""
+    known = sorted({n for n in epochs if n is not None})
+    if not known:
+        return "?"
+    return str(known[0]) if len(known) == 1 else f"{known[0]}–{known[-1]}"
+
+
+def _line(row: Row, mine: list[Record]) -> str:
+    c, e, o = cells(row), row.entry, row.ours
+    ours = stats_text(o.mean, o.std, None, decimals(e.mean, e.std))
+    ours += f" (n={o.n}, {_span([r.epochs for r in mine])} epochs)"
+    if row.partial:
+        ours += f", partial data: {row.partial}"
+    seconds = [r.epoch_seconds for r in mine if r.epoch_seconds is not None]
+    mean = statistics.fmean(seconds) if seconds else None
+    per_epoch = "?" if mean is None else f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
+    devices = ", ".join(sorted({r.device for r in mine if r.device}))
+    text = [e.id, f"{c['row']} · {c['column']}", c["unit"], c["paper"], ours,
+            c["diff"], VERDICT[row.within], per_epoch + (f" ({devices})" if devices else "")]
+    return "| " + " | ".join(t.replace("|", "\\|") for t in text) + " |"
+
+
+def section(registry: Registry, records: dict[str, list[Record]], plots: str) -> str:
+    """The marked section, ``BEGIN`` to ``END``; ``plots`` links the records folder from the
+    page (a table's plot is ``<records>/<paper>/<table>.png``)."""
+    lines = [BEGIN, "", f"{sum(map(len, records.values()))} seeds recorded for {len(records)} "
+             f"of the {len(registry.entries)} registry entries.", ""]
+    for key, rows in tables(registry, records).items():
+        lines += [f"### {key}: {registry.captions[key]}", ""]
+        have = [r for r in rows if r.ours is not None]
+        if have:
+            lines += ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS),
+                      *(_line(r, records[r.entry.id]) for r in have), "",
+                      f"![{key} from the records]({plots}/{key}.png)", ""]
+        missing = [r.entry.id.removeprefix(f"{key}/") for r in rows if r.ours is None]
+        if missing:
+            label = "Other entries: no" if have else "No"
+            lines += [f"{label} recipe runs recorded ({', '.join(missing)}).", ""]
+    return "\n".join([*lines, END])
+
+
+def replace(page: str, new: str) -> str:
+    """``page`` with its marked section replaced by ``new``."""
+    start, end = page.find(BEGIN), page.find(END)
+    if start < 0 or end < start or page.count(BEGIN) != 1 or page.count(END) != 1:
+        raise InputError(f"the page needs one '{BEGIN}' line, then one '{END}' line")
+    return page[:start] + new + page[end + len(END):]
+
+
+def link(page: Path, root: Path) -> str:
+    """The records folder as a link from ``page``."""
+    return Path(os.path.relpath(root.resolve(), page.resolve().parent)).as_posix()
+
+
+def write_plots(registry: Registry, records: dict[str, list[Record]], root: Path) -> list[Path]:
+    """One PNG per table with records, ``root/<paper>/<table>.png``."""
+    written = []
+    for key, rows in tables(registry, records).items():
+        if any(r.ours is not None for r in rows):
+            path = root / f"{key}.png"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            title = f"{key} from the records: {registry.captions[key]}"
+            written.append(atomic_write(path, comparison_figure(rows, title)))
+    return written

@@ -1,0 +1,114 @@
+"""Per-seed records of the runs that count, kept in the repository (``reproductions/results/``).
+
+One JSON Lines file per registry entry, named after its id
+(``hasani2021/table3/ozone/ltc`` → ``hasani2021/table3/ozone/ltc.jsonl``), one line per seed,
+sorted by seed, keys in a fixed order: a new run shows as a one-line diff. ``value`` is the
+logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the digest of the
+shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the runner's
+``zoo.spec_hash`` tag. Re-exporting merges with the file by the rule of :func:`merge`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import InputError
+from .files import atomic_write
+
+SUFFIX = ".jsonl"
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str  # registry entry id
+    seed: int
+    metric: str  # the logged metric, ``test/<name>``
+    value: float  # as logged
+    epochs: int | None  # epochs trained: the last logged epoch, else ``train.epochs``
+    epoch_seconds: float | None  # mean of the logged ``time/epoch_seconds``
+    date: str  # run start, ISO 8601 UTC with milliseconds
+    device: str | None  # ``zoo.device`` tag
+    commit: str | None  # ``zoo.git_commit`` tag, else ``mlflow.source.git.commit``
+    spec_hash: str | None  # ``zoo.spec_hash`` tag
+    recipe: str  # digest of the shipped spec the run matched
+    partial_data: str | None  # ``zoo.partial_data`` tag
+    run_id: str
+
+    @property
+    def started(self) -> datetime:
+        return datetime.fromisoformat(self.date)
+
+
+def path_of(root: Path, entry_id: str) -> Path:
+    return root / f"{entry_id}{SUFFIX}"
+
+
+def dumps(records: list[Record]) -> str:
+    """One JSON object per line, sorted by seed."""
+    return "".join(json.dumps(asdict(r), ensure_ascii=False) + "\n"
+                   for r in sorted(records, key=lambda r: r.seed))
+
+
+def read(path: Path) -> list[Record]:
+    """The records of one file; a malformed line is an :class:`InputError` naming it."""
+    names = {f.name for f in fields(Record)}
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            data = json.loads(line)
+            if set(data) != names:
+                raise ValueError(f"keys must be {', '.join(sorted(names))}")
+            records.append(Record(**data))
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a record: {exc}") from None
+    return records
+
+
+def load(root: Path) -> dict[str, list[Record]]:
+    """Records per entry id, from every ``*.jsonl`` under ``root`` (none if it is absent)."""
+    found = {}
+    for path in sorted(root.rglob(f"*{SUFFIX}")):
+        entry_id = path.relative_to(root).with_suffix("").as_posix()
+        records = read(path)
+        if any(r.id != entry_id for r in records):
+            raise InputError(f"{path}: holds records of another entry than '{entry_id}'")
+        if len({r.seed for r in records}) != len(records):
+            raise InputError(f"{path}: a seed is recorded twice")
+        found[entry_id] = records
+    return found
+
+
+def write(path: Path, records: list[Record]) -> Path:
+    """Write ``records`` atomically (temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = dumps(records)
+    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def _run(r: Record) -> str:
+    return f"run {r.run_id} ({r.date})"
+
+
+def merge(old: list[Record], new: list[Record], recipe: str) -> tuple[list[Record], list[str]]:
+    """Merge freshly exported records into a file's records, and say what was chosen.
+
+    Recorded seeds of an earlier shipped spec (another ``recipe`` digest) are dropped: their
+    runs no longer count. A seed recorded from another run is replaced only when the new run
+    started later; a seed recorded from the same run is refreshed; other seeds are kept.
+    """
+    notes = [f"seed {r.seed}: dropped {_run(r)}, recorded under an earlier shipped spec"
+             for r in old if r.recipe != recipe]
+    merged = {r.seed: r for r in old if r.recipe == recipe}
+    for r in new:
+        kept = merged.get(r.seed)
+        if kept is None or kept.run_id == r.run_id:
+            merged[r.seed] = r
+        elif r.started > kept.started:
+            merged[r.seed] = r
+            notes.append(f"seed {r.seed}: {_run(r)} replaces {_run(kept)}, which is older")
+        else:
+            notes.append(f"seed {r.seed}: kept {_run(kept)}; {_run(r)} is not newer")
+    return sorted(merged.values(), key=lambda r: r.seed), notes
