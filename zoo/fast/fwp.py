@@ -20,7 +20,7 @@ from .fwp_delta import pre_delta_read, pre_delta_states
 from .fwp_hebb import hebb_fast_weights, hebb_read
 from .fwp_rank_one import rank_one_states
 from .fwp_adjoint import RankOneSteps
-from .fwp_stages import distinct_writes, distinct_writes_batch_last, stage_inputs
+from .fwp_stages import distinct_writes, distinct_writes_batch_last, lanes_writes
 from .grid import FixedGrid
 
 
@@ -54,9 +54,8 @@ def fast_adjoint(update, path, integrator, batch: int) -> FastAdjoint:
     """The continuous adjoint of the learning-rule ODE (:mod:`.adjoint`) with the rule's steps
     by hand (:mod:`.fwp_adjoint`): the writes at a block's stage times in one call."""
     def inputs(times: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        w = update.rule.write(*update.raw(*stage_inputs(update, path, times), layout="lanes"),
-                              fast=True).formed()
-        return w.key.mT, w.value.mT, w.rate.mT
+        w = lanes_writes(update, path, times)
+        return w.key, w.value, w.rate
 
     return FastAdjoint(integrator, inputs, RankOneSteps(update.rule, update.heads, batch),
                        update.parameters())

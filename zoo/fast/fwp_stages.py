@@ -36,9 +36,15 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
     directly (``lanes``, :func:`zoo.fields.fwp.fast_weight.lanes_linear`); the rule's
     activations then run on (U, H·B, c) views, the vector axis last."""
     times, index = grid.distinct_stages(dtype)
+    return lanes_writes(update, path, times), index.to(path.grid_points.device)
+
+
+def lanes_writes(update, path, times: torch.Tensor) -> Write:
+    """``update.write`` at ``times`` (U,), its fields formed (U, c, H·B), samples and heads
+    innermost, as the slow net writes them (``lanes``)."""
     w = update.rule.write(*update.raw(*stage_inputs(update, path, times), layout="lanes"),
-                          fast=True)
-    return Write(w.key.mT, w.value.mT, w.rate.mT), index.to(path.grid_points.device)
+                          fast=True).formed()
+    return Write(w.key.mT, w.value.mT, w.rate.mT)
 
 
 def stage_inputs(update, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
