@@ -152,6 +152,18 @@ def test_reproduces_must_name_a_registry_entry(write_spec):
     assert spec.reproduces == "irie2022/table1/speech/cde-delta"
 
 
+def test_a_variant_reads_the_protocol_of_a_reproduced_entry(write_spec):
+    [msg] = problems(write_spec(SPEC + "variant: paper-text\n"))
+    assert ":13:10: variant: a variant reads the protocol of a published number; set " \
+           "reproduces: too" in msg
+    [msg] = problems(write_spec(SPEC + "reproduces: irie2022/table1/speech/cde-delta\n"
+                                       "variant: Paper Text\n"))
+    assert "variant" in msg and "pattern" in msg
+    spec, _ = load_spec(write_spec(SPEC + "reproduces: irie2022/table1/speech/cde-delta\n"
+                                          "variant: paper-text\n"))
+    assert spec.variant == "paper-text"
+
+
 def test_cde_field_with_raw_steps_control_says_what_would_work(write_spec):
     path = write_spec(SPEC.replace("kind: natural_cubic", "kind: raw_steps"))
     [msg] = problems(path)

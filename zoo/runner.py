@@ -155,27 +155,38 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
     check_store(uri)
     tracker = MlflowRun(uri)
     session = _Session(spec, opts, tracker)
+    implementation = getattr(session.model.body, "implementation_used", "generic")
+    run_id = start_tracked(tracker, spec, session.model, session.bundle, session.device,
+                           {"zoo.smoke": str(opts.smoke).lower(), "zoo.allocator": allocator,
+                            "zoo.implementation": implementation})
+    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
+             f"{implementation} path)")
+    return session.train()
+
+
+def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle: DataBundle,
+                  device: torch.device, tags: dict[str, str]) -> str:
+    """Start the MLflow run of ``spec``: the tags ``zoo report`` reads (spec hash, seed,
+    device, commit, reproduced entry, partial data) besides ``tags``, the resolved spec as one
+    param per dotted key and as ``spec.yaml``. The run's id."""
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
-            "zoo.device": str(session.device), "zoo.seed": str(spec.seed),
-            "zoo.smoke": str(opts.smoke).lower(), "zoo.allocator": allocator,
-            "zoo.implementation": getattr(session.model.body, "implementation_used", "generic")}
+            "zoo.device": str(device), "zoo.seed": str(spec.seed), **tags}
     if commit := _git_commit():
         tags["zoo.git_commit"] = commit
     if spec.reproduces:
         tags["zoo.reproduces"] = spec.reproduces
-    if session.bundle.partial:
-        tags["zoo.partial_data"] = session.bundle.partial
-    run_id = tracker.start(spec.tracking.experiment or spec.name or "zoo", 
+    if bundle.partial:
+        tags["zoo.partial_data"] = bundle.partial
+    run_id = tracker.start(spec.tracking.experiment or spec.name or "zoo",
                            spec.tracking.run_name or f"{spec.name}-seed{spec.seed}", tags)
-    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
-             f"{tags['zoo.implementation']} path)")
     params = flatten(spec.model_dump(mode="json"))
-    params["model.n_parameters"] = str(count_parameters(session.model))
+    params["model.n_parameters"] = str(count_parameters(model))
     tracker.log_params(params)
-    spec_file = session.workdir / "spec.yaml"
-    spec_file.write_text(spec_to_yaml(spec))
-    tracker.log_file(spec_file)
-    return session.train()
+    with tempfile.TemporaryDirectory(prefix="zoo-spec-") as tmp:
+        spec_file = Path(tmp) / "spec.yaml"
+        spec_file.write_text(spec_to_yaml(spec))
+        tracker.log_file(spec_file)
+    return run_id
 
 
 def resume(run_id: str, opts: RunOptions) -> RunResult:

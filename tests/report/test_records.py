@@ -68,8 +68,8 @@ def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys)
     assert [json.loads(x)["seed"] for x in lines] == [1, 2]
     first, second = records.read(speech)
     assert first == Record(
-        id=SPEECH, seed=1, metric="test/accuracy", value=0.9, epochs=3, epoch_seconds=4.0,
-        date="1970-01-01T00:00:02.001+00:00", device="cpu", commit="abc123",
+        id=SPEECH, variant=None, seed=1, metric="test/accuracy", value=0.9, epochs=3,
+        epoch_seconds=4.0, date="1970-01-01T00:00:02.001+00:00", device="cpu", commit="abc123",
         spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one)
     assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device) \
         == (two, 500, None, "def456", None)  # no epoch logged: the spec's train.epochs
@@ -116,8 +116,8 @@ def test_reexport_merges_by_start_time(store, tmp_path, monkeypatch, capsys):
 
 
 def _record(seed, run, date, recipe="r1", value=0.5):
-    return Record(id="p/t/e", seed=seed, metric="test/accuracy", value=value, epochs=10,
-                  epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00", device="cpu",
+    return Record(id="p/t/e", variant=None, seed=seed, metric="test/accuracy", value=value,
+                  epochs=10, epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00", device="cpu",
                   commit=None, spec_hash=None, recipe=recipe, partial_data=None, run_id=run)
 
 
@@ -155,7 +155,7 @@ def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
     assert (f"| {SPEECH} | CDE: Delta · Speech | % | 90.2 ± 0.2 (n=5) | "
             f"90.5 ± 0.5 (n=2, 3–500 epochs) | +0.3 | within | 4 (cpu) |") in text
     assert (f"| {SEPSIS} | CDE: Delta · Sepsis OI | AUC x100 | 90.9 ± 0.2 (n=5) | "
-            f"80.0 (n=1, 200 epochs), partial data: setA only | -10.9 | outside | ? |") in text
+            f"80.0 (n=1, 200 epochs), partial data: setA only | -10.9 | outside | – |") in text
     assert "![irie2022/table1 from the records](../results/irie2022/table1.png)" in text
     assert "Other entries: no recipe runs recorded (speech/gru-ode, " in text
     assert "### jacobian_ncde/table1: CharacterTrajectories accuracy (fraction), 4 seeds\n\n" \
@@ -196,3 +196,32 @@ def test_bad_record_names_its_line(tmp_path):
     path.write_text(json.dumps(dataclasses.asdict(_record(1, "a", 2))) + "\n{\"seed\": 1}\n")
     with pytest.raises(InputError, match=r"e\.jsonl:2: not a record"):
         records.load(tmp_path)
+
+
+def test_variants_of_the_protocol_get_rows_and_files_of_their_own(tmp_path, monkeypatch, capsys):
+    """Table 2's N-ODE measured under the authors' code (the recipe) and the paper's text (the
+    paper-text variant): both count, each in its own record file, both on the page, untrained."""
+    import sys
+
+    monkeypatch.syspath_prepend(str(REPO / "reproductions"))
+    from trajectory_length import main as measure_draws
+
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    relu = REPO / "specs/hasani2021/table2/relu"
+    monkeypatch.setattr(sys, "argv", ["trajectory_length.py", str(relu / "node.yaml"),
+                                      str(relu / "node.paper-text.yaml"), "--tries", "2",
+                                      "--tracking-uri", uri])
+    measure_draws()
+    root = tmp_path / "results"
+    out = export(uri, root, monkeypatch, capsys, table="hasani2021/table2")
+    entry = "hasani2021/table2/relu/node"
+    code, text = (records.read(root / f"{entry}{suffix}.jsonl") for suffix in ("", "@paper-text"))
+    assert [(r.seed, r.variant, r.epochs) for r in code] == [(1, None, None), (2, None, None)]
+    assert [(r.seed, r.variant, r.epochs) for r in text] == [
+        (1, "paper-text", None), (2, "paper-text", None)]
+    assert code[0].value > 0.05 > 0.01 > text[0].value  # [0, 2π] in 100; [0, 100] in 10,001
+    assert f"{entry}@paper-text: wrote " in out
+    section = page.section(load_registry(), records.load(root), "results")
+    assert f"| {entry} | Neural ODE · ReLU | steps per input | 1.29 ± 0.10 (n=100) | " in section
+    assert f"| {entry} | Neural ODE [paper-text] · ReLU | " in section
+    assert "(n=2, untrained)" in section

@@ -2,7 +2,8 @@
 
 A run is read when it FINISHED, is not a smoke run, carries ``zoo.reproduces`` naming a registry
 entry, and logged ``test/<metric>`` for that entry's metric. Every such run is kept, with what
-its resolved spec changes from the entry's shipped recipe (see :mod:`.recipes`); which runs count
+its resolved spec changes from the recipe it names (the entry's, or the variant's its spec
+sets; see :mod:`.recipes`); which runs count
 is decided in :mod:`.table`. Values are converted to the paper's units (e.g. accuracy fraction ×
 100 = %).
 """
@@ -18,7 +19,7 @@ from ..errors import InputError
 from ..results.registry import Entry
 from ..results.runs import finished_runs
 from ..tracking.mlflow_run import check_store
-from .recipes import EPOCHS, Recipe, comparable, differences
+from .recipes import EPOCHS, Recipe, comparable, differences, recipe_key, variant_of
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Measurement:
     epochs: int | None  # the run's ``train.epochs``
     differs: str | None  # what its spec changes from the recipe; None: it is the recipe
     config: str  # digest of its comparable spec: runs are pooled only when it is equal
+    variant: str | None = None  # the variant its spec names (None: the entry's recipe)
 
 
 def open_store(uri: str) -> None:
@@ -59,10 +61,11 @@ def collect(uri: str, entries: list[Entry],
         value = run.data.metrics.get(f"test/{entry.metric.name}")
         if value is None or math.isnan(value):
             continue
-        epochs = params.get(EPOCHS)
+        epochs, variant = params.get(EPOCHS), variant_of(params)
         found[entry.id].append(Measurement(
             run.info.run_id, tags.get("zoo.seed"), run.info.start_time,
             value * entry.metric.scale, tags.get("zoo.partial_data"),
             int(epochs) if epochs and epochs.isdigit() else None,
-            differences(params, recipes.get(entry.id)), spec_digest(params)))
+            differences(params, recipes.get(recipe_key(entry.id, variant))),
+            spec_digest(params), variant))
     return found

@@ -1,8 +1,9 @@
 """``zoo report --export``: per-seed records (:mod:`.records`) of the runs that count.
 
 The runs that count are the report's (:mod:`.collect`, :mod:`.table`): FINISHED, non-smoke runs
-tagged with the entry whose resolved spec is the shipped recipe, the newest run of each seed.
-Runs of any other spec and older runs of a seed are skipped, and said so, grouped by reason.
+tagged with the entry whose resolved spec is the shipped recipe (or a shipped variant of it,
+recorded in a file of its own), the newest run of each seed. Runs of any other spec and older
+runs of a seed are skipped, and said so, grouped by reason.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from ..results.registry import Entry
 from .collect import Measurement, collect, spec_digest
-from .recipes import Recipe
+from .recipes import Recipe, recipe_key, split_key
 from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
 
@@ -49,9 +50,11 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
     run = client.get_run(m.run_id)
     tags, metric = run.data.tags, f"test/{entry.metric.name}"
     history = client.get_metric_history(m.run_id, EPOCH_SECONDS)
+    trained = tags.get("zoo.trained") != "false"
     return Record(
-        id=entry.id, seed=int(m.seed), metric=metric, value=run.data.metrics[metric],
-        epochs=max(h.step for h in history) if history else m.epochs,
+        id=entry.id, variant=m.variant, seed=int(m.seed), metric=metric,
+        value=run.data.metrics[metric],
+        epochs=None if not trained else max(h.step for h in history) if history else m.epochs,
         epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
         date=iso(m.start), device=tags.get("zoo.device"),
         commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),
@@ -85,24 +88,28 @@ def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Pat
 
     found = collect(uri, entries, recipes)
     client = open_client(uri)
-    lines, idle = [], 0
+    lines, busy = [], set()
     for entry in entries:
-        chosen, skipped = _choose(found[entry.id])
-        path, recipe = path_of(root, entry.id), recipes.get(entry.id)
-        old = read(path) if path.is_file() else []
-        notes = []
-        if recipe is not None and (chosen or old):
-            new = [_record(client, entry, m) for m in chosen]
-            merged, notes = merge(old, new, spec_digest(recipe.params))
-            head = _update(path, old, merged)
-        elif skipped:
-            head = "nothing written: no run counts"
-        elif old:
-            head = f"{path} left as it is: no shipped spec reproduces this entry"
-        else:
-            idle += 1
-            continue
-        lines += [f"{entry.id}: {head}", *(f"  {n}" for n in notes + _skip_notes(skipped))]
-    lines.append(f"{len(entries) - idle} of {len(entries)} entries have runs or records; "
+        shipped = sorted(v for i, v in map(split_key, recipes) if i == entry.id and v)
+        for variant in [None, *shipped]:  # a run of an unshipped variant is the recipe's, altered
+            key = recipe_key(entry.id, variant)
+            chosen, skipped = _choose([m for m in found[entry.id] if variant == (
+                m.variant if m.variant in shipped else None)])
+            path, recipe = path_of(root, key), recipes.get(key)
+            old = read(path) if path.is_file() else []
+            notes = []
+            if recipe is not None and (chosen or old):
+                new = [_record(client, entry, m) for m in chosen]
+                merged, notes = merge(old, new, spec_digest(recipe.params))
+                head = _update(path, old, merged)
+            elif skipped:
+                head = "nothing written: no run counts"
+            elif old:
+                head = f"{path} left as it is: no shipped spec reproduces this entry"
+            else:
+                continue
+            busy.add(entry.id)
+            lines += [f"{key}: {head}", *(f"  {n}" for n in notes + _skip_notes(skipped))]
+    lines.append(f"{len(busy)} of {len(entries)} entries have runs or records; "
                  f"unfinished and smoke runs are not read")
     return lines

@@ -2,8 +2,8 @@
 
 The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the page is never
 touched. Per registry table: the entries with records (paper, ours over the recorded seeds with
-n and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device), a
-plot of them (:mod:`.plot`, written beside the records), then the entries without records.
+n and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device; a
+row per recorded variant of the protocol after the entry's), a plot of them (:mod:`.plot`, written beside the records), then the entries without records.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..results.registry import Registry
 from .plot import comparison_figure
+from .recipes import recipe_key, split_key
 from .records import Record
 from .files import atomic_write
 from .render import cells, decimals, stats_text
@@ -26,40 +27,44 @@ _COLUMNS = ["id", "row · column", "unit", "paper", "ours (n, epochs)", "diff", 
 
 
 def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, list[Row]]:
-    """Per table, a row per entry in registry order, ours from its records (none without)."""
-    unknown = sorted(set(records) - set(registry.entries))
+    """Per table, a row per entry in registry order, ours from its records (none without),
+    each followed by a row per variant with records."""
+    unknown = sorted(k for k in records if split_key(k)[0] not in registry.entries)
     if unknown:
         raise InputError(f"records of entries not in the registry: {', '.join(unknown)}")
     found: dict[str, list[Row]] = {}
     for entry in registry.entries.values():
-        mine = records.get(entry.id, [])
-        if any(r.metric != f"test/{entry.metric.name}" for r in mine):
-            raise InputError(f"records of {entry.id} are not of its metric "
-                             f"test/{entry.metric.name}")
-        partial = "; ".join(sorted({r.partial_data for r in mine if r.partial_data})) or None
-        found.setdefault(entry.key, []).append(Row(
-            entry, summarise([r.value * entry.metric.scale for r in mine]), partial,
-            tuple(r.run_id for r in mine)))
+        variants = sorted(v for i, v in map(split_key, records) if i == entry.id and v)
+        for variant in [None, *variants]:
+            mine = records.get(recipe_key(entry.id, variant), [])
+            if any(r.metric != f"test/{entry.metric.name}" for r in mine):
+                raise InputError(f"records of {entry.id} are not of its metric "
+                                 f"test/{entry.metric.name}")
+            partial = "; ".join(sorted({r.partial_data for r in mine if r.partial_data})) or None
+            found.setdefault(entry.key, []).append(Row(
+                entry, summarise([r.value * entry.metric.scale for r in mine]), partial,
+                tuple(r.run_id for r in mine), variant=variant))
     return found
 
 
 def _span(epochs: list[int | None]) -> str:
-    """``200``, or ``120–200`` when the seeds differ (``?`` when none is known)."""
+    """``200 epochs``, ``120–200 epochs`` when the seeds differ, ``untrained`` when none
+    trained."""
     known = sorted({n for n in epochs if n is not None})
     if not known:
-        return "?"
-    return str(known[0]) if len(known) == 1 else f"{known[0]}–{known[-1]}"
+        return "untrained"
+    return f"{known[0]} epochs" if len(known) == 1 else f"{known[0]}–{known[-1]} epochs"
 
 
 def _line(row: Row, mine: list[Record]) -> str:
     c, e, o = cells(row), row.entry, row.ours
     ours = stats_text(o.mean, o.std, None, decimals(e.mean, e.std))
-    ours += f" (n={o.n}, {_span([r.epochs for r in mine])} epochs)"
+    ours += f" (n={o.n}, {_span([r.epochs for r in mine])})"
     if row.partial:
         ours += f", partial data: {row.partial}"
     seconds = [r.epoch_seconds for r in mine if r.epoch_seconds is not None]
     mean = statistics.fmean(seconds) if seconds else None
-    per_epoch = "?" if mean is None else f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
+    per_epoch = "–" if mean is None else f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
     devices = ", ".join(sorted({r.device for r in mine if r.device}))
     text = [e.id, f"{c['row']} · {c['column']}", c["unit"], c["paper"], ours,
             c["diff"], VERDICT[row.within], per_epoch + (f" ({devices})" if devices else "")]
@@ -76,9 +81,10 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str) ->
         have = [r for r in rows if r.ours is not None]
         if have:
             lines += ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS),
-                      *(_line(r, records[r.entry.id]) for r in have), "",
+                      *(_line(r, records[recipe_key(r.entry.id, r.variant)]) for r in have), "",
                       f"![{key} from the records]({plots}/{key}.png)", ""]
-        missing = [r.entry.id.removeprefix(f"{key}/") for r in rows if r.ours is None]
+        missing = [r.entry.id.removeprefix(f"{key}/") for r in rows
+                   if r.ours is None and r.variant is None]
         if missing:
             label = "Other entries: no" if have else "No"
             lines += [f"{label} recipe runs recorded ({', '.join(missing)}).", ""]

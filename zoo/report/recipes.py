@@ -3,7 +3,10 @@
 A run reproduces a published number only with the recipe shipped for it: its resolved spec,
 logged as one MLflow param per dotted key, must equal the shipped spec's apart from ``seed`` and
 the ``tracking`` settings (and ``model.n_parameters``, which the runner logs beside the spec).
-The recipe of an entry is the spec under ``specs/`` whose ``reproduces:`` names it.
+The recipe of an entry is the spec under ``specs/`` whose ``reproduces:`` names it and that
+sets no ``variant:``. A spec that also sets ``variant: NAME`` is the recipe of that reading of
+the paper's protocol (e.g. the paper's text where it differs from the authors' code): its runs
+are compared with the same published number in a row of their own, keyed ``ID@NAME``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ EPOCHS = "train.epochs"
 class Recipe:
     path: Path
     params: dict[str, str]  # comparable params of the shipped spec
+    variant: str | None = None
 
     @property
     def epochs(self) -> int:
@@ -40,19 +44,39 @@ def comparable(params: dict[str, str]) -> dict[str, str]:
             if k.partition(".")[0] not in _IGNORED_SECTIONS and k not in _NOT_SPEC}
 
 
+def recipe_key(entry_id: str, variant: str | None) -> str:
+    """``ID`` for the entry's recipe, ``ID@VARIANT`` for a variant's."""
+    return entry_id if variant is None else f"{entry_id}@{variant}"
+
+
+def split_key(key: str) -> tuple[str, str | None]:
+    """The inverse of :func:`recipe_key`."""
+    entry_id, _, variant = key.partition("@")
+    return entry_id, variant or None
+
+
 def load_recipes(ids: Iterable[str], root: str | Path | None = None) -> dict[str, Recipe]:
-    """The recipe of each of ``ids`` that a spec under ``root`` (default ``specs/``) reproduces."""
+    """By :func:`recipe_key`, the recipes (and variants) of ``ids`` shipped under ``root``
+    (default ``specs/``)."""
     wanted = set(ids)
     found: dict[str, Recipe] = {}
     for path in spec_files(root if root is not None else DEFAULT_ROOT):
-        entry_id = read_spec_file(path).data.get("reproduces")
-        if entry_id not in wanted:
+        data = read_spec_file(path).data
+        if data.get("reproduces") not in wanted:
             continue
-        if entry_id in found:
-            raise InputError(f"{found[entry_id].path} and {path} both reproduce '{entry_id}'")
+        key = recipe_key(data["reproduces"], data.get("variant"))
+        if key in found:
+            raise InputError(f"{found[key].path} and {path} both reproduce '{key}'")
         spec, _ = load_spec(path)
-        found[entry_id] = Recipe(path, comparable(flatten(spec.model_dump(mode="json"))))
+        found[key] = Recipe(path, comparable(flatten(spec.model_dump(mode="json"))),
+                            spec.variant)
     return found
+
+
+def variant_of(params: dict[str, str]) -> str | None:
+    """The ``variant`` a run's logged spec names (None: the entry's recipe)."""
+    value = params.get("variant", "null")
+    return None if value == "null" else value
 
 
 def differences(params: dict[str, str], recipe: Recipe | None) -> str | None:

@@ -1,8 +1,8 @@
 """Per-seed records of the runs that count, kept in the repository (``reproductions/results/``).
 
-One JSON Lines file per registry entry, named after its id
-(``hasani2021/table3/ozone/ltc`` → ``hasani2021/table3/ozone/ltc.jsonl``), one line per seed,
-sorted by seed, keys in a fixed order: a new run shows as a one-line diff. ``value`` is the
+One JSON Lines file per registry entry and variant, named after its recipe key
+(``hasani2021/table3/ozone/ltc`` → ``hasani2021/table3/ozone/ltc.jsonl``; its variant
+``paper-text`` → ``ltc@paper-text.jsonl`` beside it), one line per seed, sorted by seed, keys in a fixed order: a new run shows as a one-line diff. ``value`` is the
 logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the digest of the
 shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the runner's
 ``zoo.spec_hash`` tag. Re-exporting merges with the file by the rule of :func:`merge`.
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .files import atomic_write
+from .recipes import recipe_key
 
 SUFFIX = ".jsonl"
 
@@ -24,10 +25,12 @@ SUFFIX = ".jsonl"
 @dataclass(frozen=True)
 class Record:
     id: str  # registry entry id
+    variant: str | None  # the spec's ``variant`` (None: the entry's recipe)
     seed: int
     metric: str  # the logged metric, ``test/<name>``
     value: float  # as logged
-    epochs: int | None  # epochs trained: the last logged epoch, else ``train.epochs``
+    epochs: int | None  # epochs trained: the last logged epoch, else ``train.epochs``; None
+    #                     for a measurement of an untrained model (``zoo.trained`` tag false)
     epoch_seconds: float | None  # mean of the logged ``time/epoch_seconds``
     date: str  # run start, ISO 8601 UTC with milliseconds
     device: str | None  # ``zoo.device`` tag
@@ -41,9 +44,14 @@ class Record:
     def started(self) -> datetime:
         return datetime.fromisoformat(self.date)
 
+    @property
+    def key(self) -> str:
+        return recipe_key(self.id, self.variant)
 
-def path_of(root: Path, entry_id: str) -> Path:
-    return root / f"{entry_id}{SUFFIX}"
+
+def path_of(root: Path, key: str) -> Path:
+    """The file of a recipe key (:func:`.recipes.recipe_key`)."""
+    return root / f"{key}{SUFFIX}"
 
 
 def dumps(records: list[Record]) -> str:
@@ -68,16 +76,16 @@ def read(path: Path) -> list[Record]:
 
 
 def load(root: Path) -> dict[str, list[Record]]:
-    """Records per entry id, from every ``*.jsonl`` under ``root`` (none if it is absent)."""
+    """Records per recipe key, from every ``*.jsonl`` under ``root`` (none if it is absent)."""
     found = {}
     for path in sorted(root.rglob(f"*{SUFFIX}")):
-        entry_id = path.relative_to(root).with_suffix("").as_posix()
+        key = path.relative_to(root).with_suffix("").as_posix()
         records = read(path)
-        if any(r.id != entry_id for r in records):
-            raise InputError(f"{path}: holds records of another entry than '{entry_id}'")
+        if any(r.key != key for r in records):
+            raise InputError(f"{path}: holds records of another entry or variant than '{key}'")
         if len({r.seed for r in records}) != len(records):
             raise InputError(f"{path}: a seed is recorded twice")
-        found[entry_id] = records
+        found[key] = records
     return found
 
 

@@ -50,6 +50,11 @@ def _starred(entry: Entry) -> str:
     return entry.row + ("*" if quoted else "")
 
 
+def label(row: Row) -> str:
+    """The row label, with the variant of the protocol it counts: ``LTC [paper-text]``."""
+    return _starred(row.entry) + (f" [{row.variant}]" if row.variant else "")
+
+
 def _unused(row: Row) -> str:
     """``2 other runs of seed 3 not used, ...`` (empty when every run was used)."""
     return ", ".join(f"{k} other run{'s' * (k > 1)} of seed {seed} not used"
@@ -64,7 +69,7 @@ def cells(row: Row) -> dict[str, str]:
     ours: Stats | None = row.ours
     verdict = {True: "yes", False: "no", None: "-"}[row.within]
     return {
-        "id": e.id, "row": _starred(e), "column": e.column,
+        "id": e.id, "row": label(row), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
         "ours": "not run" if ours is None else stats_text(ours.mean, ours.std, ours.n, places),
         "epochs": "" if row.epochs is None else str(row.epochs),
@@ -84,8 +89,8 @@ def _notes(rows: list[Row]) -> list[str]:
     notes = [COUNTED + "."]
     for r in rows:
         if r.unused:
-            label = f"{_starred(r.entry)} · {r.entry.column}"
-            notes.append(f"{label}{f' [{r.differs}]' if r.differs else ''}: {_unused(r)}")
+            name = f"{label(r)} · {r.entry.column}"
+            notes.append(f"{name}{f' [{r.differs}]' if r.differs else ''}: {_unused(r)}")
     return notes
 
 
@@ -123,14 +128,14 @@ def as_csv(rows: list[Row]) -> str:
     """Every row, the recipe's with an empty ``differs``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["id", "paper", "table", "row", "column", "metric", "unit", "paper_mean",
-                     "paper_std", "paper_n", "paper_bound", "ours_mean", "ours_std", "ours_n",
-                     "epochs", "diff", "within", "partial_data", "differs", "not_used",
-                     "run_ids"])
+    writer.writerow(["id", "variant", "paper", "table", "row", "column", "metric", "unit",
+                     "paper_mean", "paper_std", "paper_n", "paper_bound", "ours_mean",
+                     "ours_std", "ours_n", "epochs", "diff", "within", "partial_data",
+                     "differs", "not_used", "run_ids"])
     for r in rows:
         e, o = r.entry, r.ours
-        writer.writerow([e.id, e.paper, e.table, e.row, e.column, e.metric.name, e.metric.unit,
-                         e.mean, _blank(e.std), _blank(e.n), _blank(e.bound),
+        writer.writerow([e.id, _blank(r.variant), e.paper, e.table, e.row, e.column,
+                         e.metric.name, e.metric.unit, e.mean, _blank(e.std), _blank(e.n), _blank(e.bound),
                          _blank(o and o.mean), _blank(o and o.std), _blank(o and o.n),
                          _blank(r.epochs), _blank(r.diff), _blank(r.within), _blank(r.partial),
                          _blank(r.differs), _unused(r), " ".join(r.runs)])

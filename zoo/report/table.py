@@ -1,8 +1,9 @@
 """Compare reproduced numbers with published ones, row by row.
 
-Per entry, the runs whose spec is the shipped recipe form its row; runs with any other spec are
-grouped by configuration into rows of their own, labelled with what differs, and get neither a
-diff nor a verdict. Within a row each seed counts once: its newest run (the one that started
+Per entry, the runs whose spec is the shipped recipe form its row, and the runs of each shipped
+variant of the recipe (another reading of the paper's protocol) a row of their own, compared
+with the same published number; runs with any other spec are grouped by configuration into rows
+of their own, labelled with what differs, and get neither a diff nor a verdict. Within a row each seed counts once: its newest run (the one that started
 last); the others are counted as not used.
 
 *Within the paper's spread* means ``|ours - paper| <= 2 x paper std``: our mean lies within two
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from ..results.registry import Entry
 from .collect import Measurement
-from .recipes import Recipe
+from .recipes import Recipe, recipe_key, split_key
 
 SPREAD = 2.0
 PICK_RULE = "per seed, the newest finished run (latest start) counts"
@@ -42,6 +43,7 @@ class Row:
     epochs: int | None = None  # train.epochs of the runs (of the recipe when not run)
     differs: str | None = None  # what the runs' spec changes from the recipe; None: the recipe
     unused: tuple[tuple[str | None, int], ...] = ()  # (seed, runs of it not used)
+    variant: str | None = None  # the recipe's variant this row counts (None: the recipe)
 
     @property
     def diff(self) -> float | None:
@@ -81,25 +83,30 @@ def newest_per_seed(runs: list[Measurement]) -> dict[str | None, Measurement]:
 
 
 def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
-         differs: str | None) -> Row:
+         differs: str | None, variant: str | None = None) -> Row:
     newest = newest_per_seed(runs)
     used = list(newest.values())
     others = Counter(m.seed for m in runs) - Counter(newest.keys())
     partial = "; ".join(sorted({m.partial for m in used if m.partial})) or None
     return Row(entry, summarise([m.value for m in used]), partial,
                tuple(m.run_id for m in used), epochs, differs,
-               tuple(sorted(others.items(), key=lambda item: str(item[0]).zfill(9))))
+               tuple(sorted(others.items(), key=lambda item: str(item[0]).zfill(9))), variant)
 
 
 def compare(entries: list[Entry], found: dict[str, list[Measurement]],
             recipes: dict[str, Recipe]) -> list[Row]:
-    """Per entry in registry order: the recipe row, then one row per other configuration."""
+    """Per entry in registry order: the recipe row, a row per shipped variant, then one row per
+    other configuration."""
     rows = []
     for entry in entries:
         runs = found.get(entry.id, [])
-        recipe = recipes.get(entry.id)
-        rows.append(_row(entry, [m for m in runs if m.differs is None],
-                         recipe and recipe.epochs, None))
+        shipped = (split_key(k) for k in recipes)
+        variants = [None, *sorted(v for i, v in shipped if i == entry.id and v)]
+        for variant in variants:
+            recipe = recipes.get(recipe_key(entry.id, variant))
+            rows.append(_row(entry, [m for m in runs if m.differs is None
+                                     and m.variant == variant],
+                             recipe and recipe.epochs, None, variant))
         apart: dict[str, list[Measurement]] = {}
         for m in runs:
             if m.differs is not None:

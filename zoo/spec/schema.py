@@ -57,6 +57,11 @@ def spec_model() -> type[BaseModel]:
         name=(str | None, Field(None, description="run name (default: the spec file's stem)")),
         description=(str | None, None),
         reproduces=(str | None, Field(None, description="registry entry this spec reproduces")),
+        variant=(str | None, Field(
+            None, pattern=r"^[a-z0-9][a-z0-9-]*$",
+            description="with reproduces: another reading of the paper's protocol for the same "
+                        "entry (e.g. paper-text), reported in a row of its own; none: the "
+                        "authors' code")),
         seed=(int, 0),
         device=(Literal["auto", "cpu", "cuda"], "auto"),
         data=(_union("datasets"), ...),

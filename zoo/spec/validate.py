@@ -184,8 +184,11 @@ def _controls_providing(needed: frozenset[str]) -> list[str]:
 
 
 def _check_reproduces(spec: Any, src: Source) -> list[str]:
-    """``reproduces`` must name an entry of the published-results registry."""
+    """``reproduces`` must name an entry of the published-results registry; ``variant`` needs it."""
     if spec.reproduces is None:
+        if spec.variant is not None:
+            return [f"{src.where(('variant',))}: variant: a variant reads the protocol of a "
+                    f"published number; set reproduces: too"]
         return []
     from ..results.registry import DEFAULT_ROOT, load_registry
 

@@ -112,7 +112,7 @@ def attempted_steps(method: str, nfe: int) -> int | None:
 class RandomCTNet(nn.Module):
     def __init__(self, cfg: RandomCTNetConfig, ctx: BuildContext):
         super().__init__()
-        gen = torch.Generator().manual_seed(cfg.seed)
+        gen = torch.Generator().manual_seed(ctx.spec.seed if cfg.seed is None else cfg.seed)
         if cfg.weight_init == "code":
             std_w, std_b = cfg.sigma_w, cfg.sigma_b
         else:
@@ -163,7 +163,9 @@ class RandomCTNetConfig(FieldConfig):
     sigma_b: PositiveFloat = Field(1.0, description="bias (and τ) scale (see weight_init)")
     weight_init: Literal["code", "paper"] = Field(
         "code", description="code: std = sigma_w, sigma_b; paper: variance = sigma_w/k, sigma_b")
-    seed: int = Field(0, description="seed of the random weights")
+    seed: int | None = Field(
+        None, description="seed of the random weights (default: the run's seed, so each seed of "
+                          "a sweep is one draw)")
 
     requires = frozenset({"evaluate"})
     initials = ("zeros",)
