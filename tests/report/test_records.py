@@ -18,14 +18,16 @@ from zoo.report.records import Record, merge
 from zoo.results.registry import load_registry
 
 PAGE = REPO / "docs" / "reproduction.md"
-REGENERATE = "zoo report --from-records reproductions/results --page docs/reproduction.md"
+REGENERATE = ("zoo report --from-records reproductions/results --timings reproductions/timings "
+              "--page docs/reproduction.md")
 
 
 def test_page_section_is_what_the_records_give():
     """The committed section of docs/reproduction.md equals the one the committed records give."""
     text = PAGE.read_text(encoding="utf-8")
     root = REPO / "reproductions" / "results"
-    expected = page.section(load_registry(), records.load(root), page.link(PAGE, root))
+    expected = page.section(load_registry(), records.load(root), page.link(PAGE, root),
+                            records.load(REPO / "reproductions" / "timings"))
     shown = text[text.index(page.BEGIN):text.index(page.END) + len(page.END)]
     assert shown == expected, f"the results section is stale; run: {REGENERATE}"
 
@@ -170,8 +172,35 @@ def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
     assert "results section unchanged" in capsys.readouterr().out
 
 
+def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkeypatch, capsys):
+    """The seed-3 run of 3 epochs goes to the timings folder, not to the results; the cost table
+    shows the epoch times of both, and the complete seeds' training time."""
+    uri, client, log, one, _ = store
+    short = log(SPEECH, {"test/accuracy": 0.4}, seed=5, start=6000,
+                overrides=["train.epochs=1", "train.eval_shuffle_drop_last=false"])
+    client.log_metric(short, "time/epoch_seconds", 10.0, step=1)
+    log(SPEECH, {"test/accuracy": 0.4}, seed=6, start=6001,
+        overrides=["train.epochs=1", "train.optimizer.lr=0.1"])  # not only shortened
+    root, timings = tmp_path / "results", tmp_path / "timings"
+    code = zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root,
+                "--timings", timings], monkeypatch)
+    out = capsys.readouterr().out
+    assert code == 0 and f"{SPEECH} (timings): wrote {timings / SPEECH}.jsonl (2 seeds)" in out
+    timed = records.read(timings / f"{SPEECH}.jsonl")
+    assert [(r.seed, r.epochs, r.epoch_seconds) for r in timed] == [(3, 3, None), (5, 1, 10.0)]
+    assert [r.seed for r in records.read(root / f"{SPEECH}.jsonl")] == [1, 2]
+    assert {r.recipe for r in timed} == {records.read(root / f"{SPEECH}.jsonl")[0].recipe}
+    section = page.section(load_registry(), records.load(root), "results", records.load(timings))
+    # seed 1 (complete, stopped after 3 epochs): 4 s per epoch; seed 5: 10 s; the others
+    # logged no epoch time
+    assert f"| {SPEECH} | cpu | 7 | 1: 12 s each (3 epochs) | seed 5: 1 | complete |" in section
+    assert "### Cost on this machine" not in page.section(load_registry(), records.load(root),
+                                                          "results")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--page", "x.md"], "--page goes with --from-records"),
+    (["--timings", "t"], "--timings goes with --export or --from-records"),
     (["irie2022", "--from-records", "."], "give no PAPER/TABLE"),
     (["--from-records", "nowhere"], "no such folder"),
 ])

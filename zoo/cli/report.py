@@ -32,6 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--from-records", type=Path, metavar="DIR",
                       help="build the results section from the records in DIR alone (no "
                            "MLflow): print it, or rewrite it in --page")
+    p.add_argument("--timings", type=Path, metavar="DIR",
+                   help="with --export: also record the runs that only shortened the recipe "
+                        "(-o train.epochs=N) in DIR, for their cost per epoch; with "
+                        "--from-records: add the cost table from DIR (e.g. reproductions/timings)")
     p.add_argument("--page", type=Path, help="with --from-records: the page whose section "
                                              "between the results markers is replaced, e.g. "
                                              "docs/reproduction.md")
@@ -61,14 +65,19 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     if not root.is_dir():
         raise InputError(f"--from-records {root}: no such folder")
     records = load(root)
+    timings = None
+    if args.timings is not None:
+        if not args.timings.is_dir():
+            raise InputError(f"--timings {args.timings}: no such folder")
+        timings = load(args.timings)
     if args.page is None:
-        print(page.section(registry, records, root.as_posix()))
+        print(page.section(registry, records, root.as_posix(), timings))
         return 0
     try:
         old = args.page.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--page {args.page}: {exc.strerror}") from None
-    new = page.replace(old, page.section(registry, records, page.link(args.page, root)))
+    new = page.replace(old, page.section(registry, records, page.link(args.page, root), timings))
     for path in page.write_plots(registry, records, root):
         print(f"wrote {path}")
     if new == old:
@@ -91,6 +100,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if args.page is not None and args.from_records is None:
         raise InputError("--page goes with --from-records")
+    if args.timings is not None and args.export is None and args.from_records is None:
+        raise InputError("--timings goes with --export or --from-records")
     registry = load_registry(args.registry)
     if args.from_records is not None:
         return _from_records(args, registry)
@@ -100,7 +111,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     recipes = load_recipes((e.id for e in entries), args.specs)
     if args.export is not None:
         _writable(args.export, "--export")
-        print("\n".join(export(uri, entries, recipes, args.export)))
+        if args.timings is not None:
+            _writable(args.timings, "--timings")
+        print("\n".join(export(uri, entries, recipes, args.export, args.timings)))
         return 0
     folder = _writable(args.output_dir, "--output-dir")
     rows = compare(entries, collect(uri, entries, recipes), recipes)

@@ -19,7 +19,8 @@ from ..errors import InputError
 from ..results.registry import Entry
 from ..results.runs import finished_runs
 from ..tracking.mlflow_run import check_store
-from .recipes import EPOCHS, Recipe, comparable, differences, recipe_key, variant_of
+from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key,
+                      variant_of)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Measurement:
     differs: str | None  # what its spec changes from the recipe; None: it is the recipe
     config: str  # digest of its comparable spec: runs are pooled only when it is equal
     variant: str | None = None  # the variant its spec names (None: the entry's recipe)
+    changed: tuple[str, ...] = ()  # the keys its spec changes from the recipe (when logged)
 
 
 def open_store(uri: str) -> None:
@@ -62,10 +64,11 @@ def collect(uri: str, entries: list[Entry],
         if value is None or math.isnan(value):
             continue
         epochs, variant = params.get(EPOCHS), variant_of(params)
+        recipe = recipes.get(recipe_key(entry.id, variant))
         found[entry.id].append(Measurement(
             run.info.run_id, tags.get("zoo.seed"), run.info.start_time,
             value * entry.metric.scale, tags.get("zoo.partial_data"),
             int(epochs) if epochs and epochs.isdigit() else None,
-            differences(params, recipes.get(recipe_key(entry.id, variant))),
-            spec_digest(params), variant))
+            differences(params, recipe), spec_digest(params), variant,
+            tuple(changed_keys(params, recipe)) if recipe and comparable(params) else ()))
     return found

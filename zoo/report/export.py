@@ -4,17 +4,23 @@ The runs that count are the report's (:mod:`.collect`, :mod:`.table`): FINISHED,
 tagged with the entry whose resolved spec is the shipped recipe (or a shipped variant of it,
 recorded in a file of its own), the newest run of each seed. Runs of any other spec and older
 runs of a seed are skipped, and said so, grouped by reason.
+
+With a ``timings`` folder, the runs that changed only the recipe's number of epochs (and at
+most how evaluation batches are drawn, which a subset smaller than a batch needs), as
+``reproductions/epoch_timing.sh`` runs them, are recorded there the same way, for their cost per
+epoch only: they are never results.
 """
 
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..results.registry import Entry
 from .collect import Measurement, collect, spec_digest
-from .recipes import Recipe, recipe_key, split_key
+from .recipes import EPOCHS, Recipe, recipe_key, split_key
 from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
 
@@ -43,6 +49,16 @@ def _choose(runs: list[Measurement]) -> tuple[list[Measurement], dict[str, list[
             continue
         skipped.setdefault(reason, []).append(m.seed or "none")
     return chosen, skipped
+
+
+TIMING_CHANGES = {EPOCHS, "train.eval_shuffle_drop_last"}
+
+
+def shortened(m: Measurement) -> bool:
+    """Whether the run is the entry's recipe with other epochs, changing its training step
+    nothing (see :data:`TIMING_CHANGES`)."""
+    return (m.variant is None and EPOCHS in m.changed
+            and set(m.changed) <= TIMING_CHANGES)
 
 
 def _record(client, entry: Entry, m: Measurement) -> Record:
@@ -82,8 +98,25 @@ def _update(path: Path, old: list[Record], merged: list[Record]) -> str:
     return f"wrote {path} ({len(merged)} seeds)"
 
 
-def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Path) -> list[str]:
-    """Merge the records of the runs in ``uri`` that count into ``root``; the lines to print."""
+def _timings(client, entry: Entry, runs: list[Measurement], recipe: Recipe,
+             root: Path) -> list[str]:
+    """Merge the records of the shortened runs of ``recipe`` into ``root``; the lines to print."""
+    short = newest_per_seed([m for m in runs if shortened(m)
+                             and m.seed and m.seed.isdigit()]).values()
+    path = path_of(root, entry.id)
+    old = read(path) if path.is_file() else []
+    if not short and not old:
+        return []
+    digest = spec_digest(recipe.params)
+    new = [replace(_record(client, entry, m), recipe=digest) for m in short]
+    merged, notes = merge(old, new, digest)
+    return [f"{entry.id} (timings): {_update(path, old, merged)}", *(f"  {n}" for n in notes)]
+
+
+def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Path,
+           timings: Path | None = None) -> list[str]:
+    """Merge the records of the runs in ``uri`` that count into ``root`` (and of the shortened
+    recipe runs into ``timings``); the lines to print."""
     from ..tracking.mlflow_run import open_client
 
     found = collect(uri, entries, recipes)
@@ -110,6 +143,8 @@ def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Pat
                 continue
             busy.add(entry.id)
             lines += [f"{key}: {head}", *(f"  {n}" for n in notes + _skip_notes(skipped))]
+        if timings is not None and entry.id in recipes:
+            lines += _timings(client, entry, found[entry.id], recipes[entry.id], timings)
     lines.append(f"{len(busy)} of {len(entries)} entries have runs or records; "
                  f"unfinished and smoke runs are not read")
     return lines

@@ -71,9 +71,55 @@ def _line(row: Row, mine: list[Record]) -> str:
     return "| " + " | ".join(t.replace("|", "\\|") for t in text) + " |"
 
 
-def section(registry: Registry, records: dict[str, list[Record]], plots: str) -> str:
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
+    """One row of the cost table, or None when no record has an epoch time."""
+    full = [r for r in mine if r.epoch_seconds is not None and r.epochs]
+    short = [r for r in timed if r.epoch_seconds is not None and r.epochs]
+    both = full + short
+    if not both:
+        return None
+    per_epoch = statistics.fmean(r.epoch_seconds for r in both)
+    seeds = (f"{len(full)}: {_duration(statistics.fmean(r.epoch_seconds * r.epochs for r in full))}"
+             f" each ({_span([r.epochs for r in full])})" if full else "none")
+    timed_text = ", ".join(f"seed {r.seed}: {r.epochs}" for r in short) or "–"
+    devices = ", ".join(sorted({r.device for r in both if r.device})) or "?"
+    partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
+    text = [key, devices, f"{per_epoch:.3g}" if per_epoch < 100 else f"{per_epoch:.0f}",
+            seeds, timed_text, partial]
+    return "| " + " | ".join(t.replace("|", "\\|") for t in text) + " |"
+
+
+def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]]) -> list[str]:
+    """The cost table: per recipe key with timed epochs, the mean over its records of their
+    seconds per training epoch, the complete seeds and their mean training time (seconds per epoch ×
+    epochs, both measured), and the shortened timing runs."""
+    lines = [_cost_line(k, records.get(k, []), timings.get(k, []))
+             for k in sorted(records.keys() | timings.keys())]
+    lines = [line for line in lines if line is not None]
+    if not lines:
+        return []
+    head = ["id", "device", "s / epoch", "seeds run to the end: training time each",
+            "shortened timing runs: epochs", "data"]
+    return ["### Cost on this machine", "",
+            "Seconds per training epoch (per record the mean of its logged "
+            "`time/epoch_seconds`, averaged over the entry's records, complete and shortened "
+            "runs alike); for the seeds run to the "
+            "end of the recipe, their training time (the sum of their epochs); the shortened "
+            "runs (`-o train.epochs=N`) recorded for their cost only.", "",
+            "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
+
+
+def section(registry: Registry, records: dict[str, list[Record]], plots: str,
+            timings: dict[str, list[Record]] | None = None) -> str:
     """The marked section, ``BEGIN`` to ``END``; ``plots`` links the records folder from the
-    page (a table's plot is ``<records>/<paper>/<table>.png``)."""
+    page (a table's plot is ``<records>/<paper>/<table>.png``); ``timings`` adds the cost
+    table."""
     lines = [BEGIN, "", f"{sum(map(len, records.values()))} seeds recorded for {len(records)} "
              f"of the {len(registry.entries)} registry entries.", ""]
     for key, rows in tables(registry, records).items():
@@ -88,6 +134,8 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str) ->
         if missing:
             label = "Other entries: no" if have else "No"
             lines += [f"{label} recipe runs recorded ({', '.join(missing)}).", ""]
+    if timings is not None:
+        lines += costs(records, timings)
     return "\n".join([*lines, END])
 
 

@@ -79,6 +79,16 @@ def variant_of(params: dict[str, str]) -> str | None:
     return None if value == "null" else value
 
 
+def changed_keys(params: dict[str, str], recipe: Recipe) -> list[str]:
+    """The compared keys whose value in ``params`` differs from the recipe's, ``train.epochs``
+    first."""
+    ran = comparable(params)
+    keys = sorted(k for k in ran.keys() | recipe.params.keys()
+                  if ran.get(k) != recipe.params.get(k))
+    keys.sort(key=lambda k: k != EPOCHS)
+    return keys
+
+
 def differences(params: dict[str, str], recipe: Recipe | None) -> str | None:
     """``None`` when ``params`` are the recipe's, else what differs, ``train.epochs`` first:
     ``train.epochs=3 (recipe 200); train.optimizer.lr=0.1 (recipe 0.01)``."""
@@ -87,8 +97,6 @@ def differences(params: dict[str, str], recipe: Recipe | None) -> str | None:
     ran = comparable(params)
     if not ran:
         return "no resolved spec logged"
-    keys = sorted(k for k in ran.keys() | recipe.params.keys()
-                  if ran.get(k) != recipe.params.get(k))
-    keys.sort(key=lambda k: k != EPOCHS)
     return "; ".join(f"{k}={ran.get(k, '(not logged)')} "
-                     f"(recipe {recipe.params.get(k, 'has none')})" for k in keys) or None
+                     f"(recipe {recipe.params.get(k, 'has none')})"
+                     for k in changed_keys(params, recipe)) or None
