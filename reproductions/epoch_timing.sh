@@ -1,23 +1,18 @@
 #!/usr/bin/env bash
-# One training epoch of the specs whose full data or compute is not available here, on the
-# partial copies in the local mirror (Speech Commands: the 1,000-clip test subset; Sepsis: set B
-# and 87 % of set A), to extrapolate the time of a full run (docs/reproduction.md).
-# Usage: reproductions/epoch_timing.sh SPEC... ; prints time/epoch_seconds and the batch count.
+# The cost of a spec whose full run does not fit here: one training epoch of the shipped spec
+# (seed 1), on the data of the local mirror (partial copies are labelled by their loaders).
+# The runs change only train.epochs (and let evaluation keep a last incomplete batch, which a
+# subset smaller than one batch needs), so `zoo report --export ... --timings DIR` records them
+# for their cost per epoch; they are never results.
+# Usage: STORE=/tmp/repro/timing.db reproductions/epoch_timing.sh SPEC...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-$(pwd)/../shared/data}
 STORE=${STORE:-/tmp/repro/timing.db}
+mkdir -p "$(dirname "$STORE")"
 for spec in "$@"; do
   start=$(date +%s)
   .venv/bin/zoo run "$spec" --seed 1 -o train.epochs=1 -o train.eval_shuffle_drop_last=false \
-    --tracking-uri "sqlite:///$STORE" --no-progress 2>&1 | grep -E "^run |rror|partial" || true
+    --tracking-uri "sqlite:///$STORE" --no-progress
   echo "$spec: $(( $(date +%s) - start )) s wall for the whole command"
 done
-.venv/bin/python - "$STORE" <<'PY'
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-rows = con.execute("select r.name, m.value from metrics m join runs r on r.run_uuid = m.run_uuid "
-                   "where m.key = 'time/epoch_seconds' order by r.start_time")
-for name, value in rows:
-    print(f"{name}: {value:.1f} s per training epoch")
-PY
