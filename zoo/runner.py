@@ -21,7 +21,7 @@ from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .series import DataBundle, PreparedSplit
 from .tracking.deferred_interrupt import interrupts_deferred
-from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri, ui_command
+from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml

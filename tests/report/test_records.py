@@ -1,4 +1,4 @@
-"""Results as data: `zoo report --export` records, their merge rule, and the page built from them."""
+"""Results as data: `zoo report --export` records, their merge, and the page built from them."""
 
 from __future__ import annotations
 
@@ -119,8 +119,9 @@ def test_reexport_merges_by_start_time(store, tmp_path, monkeypatch, capsys):
 
 def _record(seed, run, date, recipe="r1", value=0.5):
     return Record(id="p/t/e", variant=None, seed=seed, metric="test/accuracy", value=value,
-                  epochs=10, epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00", device="cpu",
-                  commit=None, spec_hash=None, recipe=recipe, partial_data=None, run_id=run)
+                  epochs=10, epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00",
+                  device="cpu", commit=None, spec_hash=None, recipe=recipe, partial_data=None,
+                  run_id=run)
 
 
 def test_merge_rule():

@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from .. import runner
     from ..spec.validate import load_spec
+    from ..tracking.mlflow_run import ui_command
 
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
                              smoke=args.smoke, progress=not args.no_progress)
@@ -61,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         result = runner.run(spec, opts)
     shown = ", ".join(f"{k} {v:.4f}" for k, v in result.test.items())
     print(f"run {result.run_id} finished (best epoch {result.best_epoch}): {shown}")
-    print(f"browse it with: {runner.ui_command(result.uri)}")
+    print(f"browse it with: {ui_command(result.uri)}")
     return 0
 
 

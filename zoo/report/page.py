@@ -1,9 +1,10 @@
 """The results section of ``docs/reproduction.md``, regenerated from the records alone.
 
 The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the page is never
-touched. Per registry table: the entries with records (paper, ours over the recorded seeds with
-n and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device; a
-row per recorded variant of the protocol after the entry's), a plot of them (:mod:`.plot`, written beside the records), then the entries without records.
+touched. Per registry table: the entries with records (paper, ours over the recorded seeds with n
+and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device; a row per
+recorded variant of the protocol after the entry's), a plot of them (:mod:`.plot`, written beside
+the records), then the entries without records.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from .table import Row, summarise
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 VERDICT = {True: "within", False: "outside", None: "no verdict"}
-_COLUMNS = ["id", "row · column", "unit", "paper", "ours (n, epochs)", "diff", "within", "s / epoch"]
+_COLUMNS = ["id", "row · column", "unit", "paper", "ours (n, epochs)", "diff", "within",
+            "s / epoch"]
 
 
 def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, list[Row]]:

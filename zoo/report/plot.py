@@ -33,8 +33,8 @@ def comparison_figure(rows: list[Row], title: str) -> Callable[[Path], None]:
             ax.errorbar([r.ours.mean for _, r in ran], [y + 0.15 for y, _ in ran],
                         xerr=[r.ours.std or 0 for _, r in ran], fmt="o", color="tab:blue",
                         capsize=3, label="ours")
-        ax.set_yticks(list(ys), [f"{r.entry.row}{f' [{r.variant}]' if r.variant else ''} · {r.entry.column}"
-                                for r in members])
+        ax.set_yticks(list(ys), [f"{r.entry.row}{f' [{r.variant}]' if r.variant else ''} · "
+                                 f"{r.entry.column}" for r in members])
         ax.invert_yaxis()
         ax.set_xlabel(label)
         ax.grid(alpha=0.3, axis="x")

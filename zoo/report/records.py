@@ -2,10 +2,11 @@
 
 One JSON Lines file per registry entry and variant, named after its recipe key
 (``hasani2021/table3/ozone/ltc`` → ``hasani2021/table3/ozone/ltc.jsonl``; its variant
-``paper-text`` → ``ltc@paper-text.jsonl`` beside it), one line per seed, sorted by seed, keys in a fixed order: a new run shows as a one-line diff. ``value`` is the
-logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the digest of the
-shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the runner's
-``zoo.spec_hash`` tag. Re-exporting merges with the file by the rule of :func:`merge`.
+``paper-text`` → ``ltc@paper-text.jsonl`` beside it), one line per seed, sorted by seed, keys in a
+fixed order: a new run shows as a one-line diff. ``value`` is the logged ``test/<metric>`` (not
+scaled to the paper's units). ``recipe`` is the digest of the shipped spec the run matched
+(:func:`.collect.spec_digest`); ``spec_hash`` the runner's ``zoo.spec_hash`` tag. Re-exporting
+merges with the file by the rule of :func:`merge`.
 """
 
 from __future__ import annotations

@@ -135,7 +135,8 @@ def as_csv(rows: list[Row]) -> str:
     for r in rows:
         e, o = r.entry, r.ours
         writer.writerow([e.id, _blank(r.variant), e.paper, e.table, e.row, e.column,
-                         e.metric.name, e.metric.unit, e.mean, _blank(e.std), _blank(e.n), _blank(e.bound),
+                         e.metric.name, e.metric.unit, e.mean, _blank(e.std), _blank(e.n),
+                         _blank(e.bound),
                          _blank(o and o.mean), _blank(o and o.std), _blank(o and o.n),
                          _blank(r.epochs), _blank(r.diff), _blank(r.within), _blank(r.partial),
                          _blank(r.differs), _unused(r), " ".join(r.runs)])

@@ -1,16 +1,16 @@
 """Compare reproduced numbers with published ones, row by row.
 
 Per entry, the runs whose spec is the shipped recipe form its row, and the runs of each shipped
-variant of the recipe (another reading of the paper's protocol) a row of their own, compared
-with the same published number; runs with any other spec are grouped by configuration into rows
-of their own, labelled with what differs, and get neither a diff nor a verdict. Within a row each seed counts once: its newest run (the one that started
-last); the others are counted as not used.
+variant of the recipe (another reading of the paper's protocol) a row of their own, compared with
+the same published number; runs with any other spec are grouped by configuration into rows of their
+own, labelled with what differs, and get neither a diff nor a verdict. Within a row each seed
+counts once: its newest run (the one that started last); the others are counted as not used.
 
-*Within the paper's spread* means ``|ours - paper| <= 2 x paper std``: our mean lies within two
-of the paper's seed standard deviations of its mean. Where the paper prints only a bound
-(``< 65``) our mean must satisfy it; where it prints no std there is no verdict. Our std is the
-population standard deviation over seeds (``ddof=0``), the convention that reproduces paper
-(a)'s published per-seed figures (e.g. EigenWorms 91.8 (3.4)); with one seed there is none.
+*Within the paper's spread* means ``|ours - paper| <= 2 x paper std``: our mean lies within two of
+the paper's seed standard deviations of its mean. Where the paper prints only a bound (``< 65``)
+our mean must satisfy it; where it prints no std there is no verdict. Our std is the population
+standard deviation over seeds (``ddof=0``), the convention that reproduces paper (a)'s published
+per-seed figures (e.g. EigenWorms 91.8 (3.4)); with one seed there is none.
 """
 
 from __future__ import annotations
