@@ -7,9 +7,9 @@ adds constraints that span several sections of the spec (it returns located mess
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     import torch
@@ -99,8 +99,23 @@ class BackpropConfig(ComponentConfig):
 class ReadoutConfig(ComponentConfig):
     """The task head: output layer, loss and metrics."""
 
+    init: Literal["torch", "glorot_uniform", "truncated_normal"] = Field(
+        "torch", description="initial output layer: torch's nn.Linear default; TensorFlow's Dense "
+                             "(Glorot-uniform weights, zero bias: the LTC authors' readout); or "
+                             "TF's TruncatedNormal() weights and zero bias (their traffic, power)")
+
     #: task kinds (``TaskInfo.kind``) it can serve
     tasks: ClassVar[tuple[str, ...]] = ()
+
+    def linear(self, features: int, outputs: int) -> nn.Module:
+        """The output layer y = x W + b, initialised as ``init`` says."""
+        from torch import nn
+
+        from .dense import glorot_linear, truncated_normal_linear
+
+        make = {"torch": nn.Linear, "glorot_uniform": glorot_linear,
+                "truncated_normal": truncated_normal_linear}[self.init]
+        return make(features, outputs)
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
         raise NotImplementedError

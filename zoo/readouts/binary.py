@@ -1,4 +1,4 @@
-"""Binary classification: Linear(features → 1) logit, BCE-with-logits, AUC (facts §3.2).
+"""Binary classification: Linear(features → 1) logit, BCE-with-logits, AUC (docs/sources.md#sepsis).
 
 The sepsis recipe of Kidger et al. / paper (a): ``BCEWithLogitsLoss(pos_weight=10)``; metrics
 sklearn ``roc_auc_score`` and ``average_precision_score`` of the logits, accuracy at logit > 0.
@@ -30,7 +30,7 @@ class BinaryConfig(ReadoutConfig):
     default_metric: ClassVar[tuple[str, str]] = ("auc", "max")
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
-        return nn.Linear(features, 1)
+        return self.linear(features, 1)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         logits = outputs.reshape(-1)

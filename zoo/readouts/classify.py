@@ -50,7 +50,7 @@ class ClassifyConfig(ReadoutConfig):
         return []
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
-        return nn.Linear(features, task.n_outputs)
+        return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         logits, labels = outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1)

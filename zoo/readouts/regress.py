@@ -1,6 +1,7 @@
 """Regression: Linear(features → targets), mean squared error; MSE and MAE metrics.
 
-The LTC forecasting tasks (facts §5.5/§5.6: traffic, power, half-cheetah) train on the squared
+The LTC forecasting tasks (traffic, power, half-cheetah;
+docs/sources.md#ltc-protocol) train on the squared
 error and select on validation MSE. Works per series (outputs (B, K), targets (B, K) or (B,))
 or per step (outputs (B, T, K), targets (B, T, K) or (B, T)); K = ``task.n_outputs``.
 """
@@ -31,7 +32,7 @@ class RegressConfig(ReadoutConfig):
     default_metric: ClassVar[tuple[str, str]] = ("mse", "min")
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
-        return nn.Linear(features, task.n_outputs)
+        return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return F.mse_loss(outputs, _aligned(outputs, target).to(outputs.dtype))

@@ -1,3 +1,3 @@
 """Liquid time-constant networks (Hasani et al., AAAI-21) and the recurrent baselines of their
-repository: CT-RNN, Neural ODE RNN, CT-GRU and LSTM (facts §5), plus the random continuous-time
-networks of the trajectory-length experiment (facts §5.7)."""
+repository: CT-RNN, Neural ODE RNN, CT-GRU and LSTM (docs/sources.md#paper-b), plus the random
+continuous-time networks of the trajectory-length experiment (docs/sources.md#ltc-trajectory-length)."""

@@ -1,7 +1,9 @@
-"""Activations of the trajectory-length experiment (facts §5.7, the MATLAB code).
+"""Activations of the trajectory-length experiment (the MATLAB code;
+docs/sources.md#ltc-trajectory-length).
 
 ``hardtanh`` with ``matlab_quirk`` reproduces ``Htanh.m``, whose scalar ``if`` on a vector is
-true only when every entry satisfies it (facts §8 item 11): the whole vector becomes 1 if all
+true only when every entry satisfies it (``Htanh.m:3-9``;
+docs/sources.md#ltc-diff-trajectory-length): the whole vector becomes 1 if all
 entries are ≥ 1, −1 if all are ≤ −1, and passes unchanged otherwise. Without the quirk it is the
 element-wise clip to [−1, 1].
 """

@@ -1,4 +1,5 @@
-"""The LTC cell shared by the TF and ncps parameterisations (facts §5.2–5.3).
+"""The LTC cell shared by the TF and ncps parameterisations
+(docs/sources.md#ltc-tf-cell and #ltc-ncps-cell).
 
 One input step: affine input mapping I ← I ⊙ w_in + b_in; sensory sums Σ a^s E^s and Σ a^s
 computed once from I; then the state is unfolded with the spec's solver (:mod:`.unfold`). The
@@ -16,7 +17,8 @@ from .recurrent_body import RecurrentCell
 from .synapse import SigmoidSynapses, identity, uniform
 from .unfold import Membrane, unfold
 
-#: initial ranges shared by both parameterisations (facts §5.2, §5.3)
+#: initial ranges shared by both parameterisations
+#: (TF ``ltc_model.py:112-126``, ncps ``ltc_cell.py:57-67``; docs/sources.md#ltc-tf-cell)
 SHARED_RANGES = {"vleak": (-0.2, 0.2), "mu": (0.3, 0.8), "sigma": (3.0, 8.0)}
 
 

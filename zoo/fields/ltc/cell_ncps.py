@@ -1,4 +1,4 @@
-"""The LTC cell of the ncps PyTorch package (facts §5.3), fully connected wiring.
+"""The LTC cell of the ncps PyTorch package (docs/sources.md#ltc-ncps-cell), fully connected wiring.
 
 * Fused step h = Δt/unfolds (Δt = 1 unless elapsed times are used), ε = 1e-8.
 * Positivity of W, sensory W, cm, gl: ``softplus`` at run time (the ``LTC`` wrapper's default)

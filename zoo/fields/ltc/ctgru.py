@@ -1,4 +1,5 @@
-"""CT-GRU baseline (Mozer et al. 2017) as in the LTC repository (facts §5.4, ``CTGRU``).
+"""CT-GRU baseline (Mozer et al. 2017) as in the LTC repository
+(``ctrnn_model.py:197-267``, ``CTGRU``; docs/sources.md#ltc-baselines).
 
 Each unit keeps M traces ĥ (N × M state) with time scales τ_k = 10^{k/2}, k = 0..M−1; h = Σ_k ĥ_k.
 Per input step, from [I, h]: retrieval weights r = softmax_k(−(ln τ^r − ln τ_k)²) with
@@ -23,7 +24,7 @@ from pydantic import Field, PositiveInt
 from ...build_context import BuildContext
 from ...fast.recurrent import ctgru_sequence
 from ..small_softmax import small_softmax
-from .dense import glorot_linear
+from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
 

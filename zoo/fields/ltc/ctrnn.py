@@ -1,4 +1,5 @@
-"""Continuous-time RNN baseline of the LTC repository (facts §5.4, ``CTRNN``).
+"""Continuous-time RNN baseline of the LTC repository
+(``ctrnn_model.py:5-101``, ``CTRNN``; docs/sources.md#ltc-baselines).
 
 dh/dt = −h/τ + tanh(W [I, h] + b) with τ = 1 fixed, integrated inside each input step by the
 ``unfold`` solver (the repository: explicit Euler, 6 steps of 0.1). With ``global_feedback:
@@ -16,7 +17,7 @@ from pydantic import Field
 from ...build_context import BuildContext
 from ...fast.recurrent import ctrnn_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
-from .dense import glorot_linear
+from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
 

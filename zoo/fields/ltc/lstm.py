@@ -1,4 +1,4 @@
-"""LSTM baseline of the LTC repository (facts §5.4): TensorFlow's ``LSTMCell``.
+"""LSTM baseline of the LTC repository (docs/sources.md#ltc-baselines): TensorFlow's ``LSTMCell``.
 
 [i, j, f, o] = [I, h] W + b (Glorot-uniform W, b = 0); c ← σ(f + forget_bias) c + σ(i) tanh(j);
 h ← σ(o) tanh(c), with TF's constant ``forget_bias`` = 1. State (B, 2, N) holds (h, c); output h.
@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ...build_context import BuildContext
 from ...fast.recurrent import lstm_sequence
-from .dense import glorot_linear
+from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
 

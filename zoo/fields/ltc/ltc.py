@@ -1,4 +1,5 @@
-"""Liquid time-constant network (Hasani et al., AAAI-21; facts §5.1–5.3): the ``ltc`` field.
+"""Liquid time-constant network (Hasani et al., AAAI-21, Eq. 1-3;
+docs/sources.md#ltc-equations): the ``ltc`` field.
 
 ``cell: tf`` (default) is the authors' TensorFlow cell that produced the paper's tables;
 ``cell: ncps`` the cell of the ncps package (Δt-scaled, different init, 2:1 excitatory E).

@@ -1,4 +1,5 @@
-"""Neural ODE RNN baseline of the LTC repository (facts §5.4, ``NODE``).
+"""Neural ODE RNN baseline of the LTC repository
+(``ctrnn_model.py:104-193``, ``NODE``; docs/sources.md#ltc-baselines).
 
 dh/dt = tanh(W [I, h] + b), integrated inside each input step by the ``unfold`` solver (the
 repository: classic RK4, 6 steps of 0.1). ``clip`` bounds the state after every solver step
@@ -15,7 +16,7 @@ from pydantic import Field
 from ...build_context import BuildContext
 from ...fast.recurrent import node_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
-from .dense import glorot_linear
+from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell, RecurrentFieldConfig
 
 

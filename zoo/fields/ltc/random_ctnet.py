@@ -1,4 +1,5 @@
-"""Random continuous-time networks of the trajectory-length experiment (facts §5.7).
+"""Random continuous-time networks of the trajectory-length experiment
+(docs/sources.md#ltc-trajectory-length).
 
 Layer l (width k) reads u = I(t) (layer 1, from ``path.evaluate``) or the state of layer l−1:
 f_in = act(W_inᵀ u + b_in), f_rec = act(W_rᵀ y + b_r), and
@@ -156,7 +157,8 @@ class RandomCTNetConfig(FieldConfig):
     activation: Literal["tanh", "sigmoid", "relu", "hardtanh"] = Field(
         "hardtanh", description="the MATLAB default is Hard-tanh")
     hardtanh_matlab_quirk: bool = Field(
-        True, description="Htanh.m clips only when the whole vector saturates (facts §8 item 11)")
+        True, description="Htanh.m clips only when the whole vector saturates "
+                    "(docs/sources.md#ltc-diff-trajectory-length)")
     width: PositiveInt = Field(25, description="neurons k per layer")
     layers: PositiveInt = 1
     sigma_w: PositiveFloat = Field(2.0, description="weight scale (see weight_init)")

@@ -1,4 +1,5 @@
-"""The sequence loop shared by the LTC repository's recurrent models (facts §5.4).
+"""The sequence loop shared by the LTC repository's recurrent models
+(docs/sources.md#ltc-baselines).
 
 A cell maps (input x_k, state, elapsed time Δt_k) to the next state; the body runs it over the
 raw steps of the path from a zero state and returns the cell outputs at every step (B, T, N)

@@ -1,4 +1,4 @@
-"""Sigmoid synapses of the LTC cell (facts §5.2–5.3).
+"""Sigmoid synapses of the LTC cell (docs/sources.md#ltc-tf-cell and #ltc-ncps-cell).
 
 Presynaptic i drives postsynaptic j through s_ij(v) = σ(σ_ij (v_i − μ_ij)) with conductance
 a_ij = W_ij s_ij(v) and reversal potential E_ij. A layer of synapses returns the two sums the

@@ -1,4 +1,5 @@
-"""How the LTC cell advances its state between two inputs (facts §5.1–5.2).
+"""How the LTC cell advances its state between two inputs (paper (b) Eq. 3;
+docs/sources.md#ltc-equations and #ltc-tf-cell).
 
 Per neuron, with total recurrent and sensory conductances D(v) = Σ_i a_ij + Σ_i a^s_ij and
 driving term N(v) = Σ_i a_ij E_ij + Σ_i a^s_ij E^s_ij (sensory terms fixed during one input step):
@@ -47,7 +48,7 @@ def fused_update(v: torch.Tensor, recurrent: Currents, m: Membrane,
 
 
 def derivative(v: torch.Tensor, recurrent: Currents, m: Membrane) -> torch.Tensor:
-    """dv/dt = (1/cm)[gl (vleak − v) + Σ a E − v Σ a + Σ a^s E^s − v Σ a^s] (facts §5.2)."""
+    """dv/dt = (1/cm)[gl (vleak − v) + Σ a E − v Σ a + Σ a^s E^s − v Σ a^s] (LTC ``ltc_model.py:171-190``)."""
     num, den = recurrent(v)
     return (m.gleak * (m.vleak - v) + num - v * den + m.sensory_num - v * m.sensory_den) / m.cm
 
