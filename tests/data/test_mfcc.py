@@ -1,4 +1,5 @@
-"""MFCC in torch (facts §3.1) against torchaudio and an independent numpy/scipy chain."""
+"""MFCC in torch (docs/sources.md#speech-commands) against torchaudio and an independent
+numpy/scipy chain."""
 
 from __future__ import annotations
 

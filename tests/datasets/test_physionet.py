@@ -1,4 +1,5 @@
-"""PhysioNet 2019 sepsis (facts §3.2): small .psv zips in the official layout, the mirror."""
+"""PhysioNet 2019 sepsis (docs/sources.md#sepsis): small .psv zips in the official layout, the
+mirror."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Speech Commands (facts §3.1): split sizes, a small archive in the official layout, the mirror."""
+"""Speech Commands (docs/sources.md#speech-commands): split sizes, a small archive in the
+official layout, the mirror."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""UEA datasets (facts §3.3, §3.4): the mirror's real files, small files written in the official
-formats, the authors' split functions and bad input."""
+"""UEA datasets (docs/sources.md#eigenworms-data, #uea-ncde-pipeline): the mirror's real files,
+small files written in the official formats, the authors' split functions and bad input."""
 
 from __future__ import annotations
 

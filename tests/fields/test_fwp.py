@@ -1,4 +1,5 @@
-"""CT-FWP field (paper (a), facts §1): parameter counts, closed forms, update terms, gradients."""
+"""CT-FWP field (paper (a), docs/sources.md#paper-a): parameter counts, closed forms, update
+terms, gradients."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def batch_for(b=2, t=4, static=None):
     return SimpleNamespace(final_index=torch.full((b,), t - 1), static=static)
 
 
-# --- (1) parameter counts: facts §7.3 derived totals, head Linear(d → n_out) included ---------
+# --- (1) parameter counts: docs/sources.md#fwp-table3 derived totals, head Linear(d → n_out) included
 
 SPEECH = dict(u=21, n=10)
 SEPSIS_OI = dict(u=69, n=1, static=7, initial="static")
@@ -113,7 +114,7 @@ def test_hebb_ode_constant_control_closed_form():
     torch.testing.assert_close(ws[-1], (1 + 4.0) * update, rtol=1e-5, atol=1e-6)
 
 
-# --- (3) vector fields against the facts' formulas ---------------------------------------------
+# --- (3) vector fields against docs/sources.md#fwp-ode-fields and #fwp-cde-fields ---------------
 
 def ln_linear(slow, x):
     """LayerNorm(Linear_in(x)) with the module's own weights."""
@@ -127,7 +128,8 @@ def heads_of(z, heads):
 
 
 def reference_term(cfg, update, x, dx, W):
-    """dW/dt per facts §1.3-1.4, written out independently; W is (B, H, h, h) = v ⊗ k."""
+    """dW/dt per docs/sources.md#fwp-ode-fields / #fwp-cde-fields, written out independently;
+    W is (B, H, h, h) = v ⊗ k."""
     H, h = cfg.heads, cfg.d_model // cfg.heads
     Wv = lambda w, k: torch.einsum("bhij,bhj->bhi", w, k)  # noqa: E731  W k
     WTv = lambda w, v: torch.einsum("bhij,bhi->bhj", w, v)  # noqa: E731  Wᵀ v
@@ -203,7 +205,8 @@ def test_vector_field_matches_facts_formula(field):
     got = LearningRuleField(update, ConstantPath(x, dx))(torch.tensor(0.0), W.flatten(1))
     expected = reference_term(cfg, update, x, dx, W)
     torch.testing.assert_close(got, expected.reshape(2, -1), rtol=1e-5, atol=1e-6)
-    # W = None (the first update, facts §1.5) drops the W-dependent correction
+    # W = None (the first update, docs/sources.md#fwp-initial-state) drops the W-dependent
+    # correction
     first = LearningRuleField(update, ConstantPath(x, dx))(torch.tensor(0.0), 0 * W.flatten(1))
     expected0 = reference_term(cfg, update, x, dx, torch.zeros_like(W))
     torch.testing.assert_close(first, expected0.reshape(2, -1), rtol=1e-5, atol=1e-6)

@@ -1,4 +1,5 @@
-"""ODE-RFWP field (paper (a) §3.3, facts §1.8): discrete FWP step formula, forward/backward."""
+"""ODE-RFWP field (paper (a) §3.3, docs/sources.md#fwp-rfwp): discrete FWP step formula,
+forward/backward."""
 
 from __future__ import annotations
 

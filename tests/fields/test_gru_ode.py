@@ -1,4 +1,4 @@
-"""GRU-ODE as run by Kidger et al. (facts §2.2)."""
+"""GRU-ODE as run by Kidger et al. (docs/sources.md#gru-ode)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Jacobian NCDE and matrix NCDE of paper c (facts §6.1, §8 item 12)."""
+"""Jacobian NCDE and matrix NCDE of paper c (docs/sources.md#jac-vector-field, #jac-differences)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def surrogate_relu(x: torch.Tensor) -> torch.Tensor:
 
 
 def rnn_cell(field: JacobianField, relu, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """F(X, h) = tanh(W_out relu(W_x X + W_h h + b0) + b1), written from facts §6.1."""
+    """F(X, h) = tanh(W_out relu(W_x X + W_h h + b0) + b1), written from
+    docs/sources.md#jac-vector-field."""
     l1 = field.x_in.weight @ x + field.h_in.weight @ h + field.h_in.bias
     return torch.tanh(field.out.weight @ relu(l1) + field.out.bias)
 
@@ -114,7 +115,8 @@ def test_per_step_features():
 
 
 def test_matrix_field_is_tanh_of_relu_mlp():
-    """F(h) = tanh(W₂ ReLU(W₁h + b₁) + b₂) reshaped to (h × u) (facts §6.1)."""
+    """F(h) = tanh(W₂ ReLU(W₁h + b₁) + b₂) reshaped to (h × u)
+    (docs/sources.md#jac-matrix-ncde)."""
     model = make_model({"kind": "matrix_ncde", "hidden": 5}, channels=3)
     f = model.body.vector_field
     h = torch.randn(2, 5)

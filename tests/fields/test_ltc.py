@@ -1,4 +1,5 @@
-"""The LTC cells: §5.2's fused update, Theorems 1–2, ncps equivalence, constraints."""
+"""The LTC cells: the TF fused update (docs/sources.md#ltc-tf-cell), Theorems 1–2, ncps
+equivalence, constraints."""
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ def _params(cell):
 
 
 def reference_tf_step(cell, x, v, solver):
-    """§5.2 written out neuron by neuron: affine input, sensory sums once, 6 unfolds."""
+    """The TF cell (LTC ``ltc_model.py:147-169``) written out neuron by neuron: affine input,
+    sensory sums once, 6 unfolds."""
     p = _params(cell)
     inp = x * p["input_w"] + p["input_b"]
     batch, n = v.shape
@@ -112,7 +114,7 @@ def random_cell(kind, seed, scale):
     with torch.no_grad():
         for p in cell.parameters():
             p.copy_(scale * torch.randn(p.shape, generator=gen))
-        if kind == "tf":  # respect §5.2's constraints
+        if kind == "tf":  # respect the TF cell's constraints
             cell.constrain()
     return cell, gen
 

@@ -1,4 +1,4 @@
-"""Kidger's neural CDE with the FinalTanh field (facts §2.1)."""
+"""Kidger's neural CDE with the FinalTanh field (docs/sources.md#ncde-finaltanh)."""
 
 from __future__ import annotations
 

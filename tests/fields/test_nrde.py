@@ -1,4 +1,4 @@
-"""Neural RDE of the EigenWorms baseline (facts §2.4, §8 item 10)."""
+"""Neural RDE of the EigenWorms baseline (docs/sources.md#nrde, #fwp-diff-nrde-field)."""
 
 from __future__ import annotations
 

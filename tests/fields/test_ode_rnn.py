@@ -1,4 +1,4 @@
-"""ODE-RNN in Kidger et al.'s version (facts §2.3)."""
+"""ODE-RNN in Kidger et al.'s version (docs/sources.md#ode-rnn)."""
 
 from __future__ import annotations
 

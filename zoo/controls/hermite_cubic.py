@@ -1,5 +1,5 @@
-"""Hermite cubic spline with backward differences (torchcde; facts §3.4, the torchcde example
-that paper (c) points to).
+"""Hermite cubic spline with backward differences (torchcde; the torchcde example
+that paper (c) points to, docs/sources.md#jac-torchcde-example).
 
 On [t_k, t_{k+1}] the cubic matches x_k and x_{k+1}, with slope (x_k − x_{k−1})/(t_k − t_{k−1})
 at t_k and (x_{k+1} − x_k)/(t_{k+1} − t_k) at t_{k+1} (the first piece uses its own slope at both

@@ -1,5 +1,6 @@
 """Log-signature windows as a piecewise-constant control: the log-ODE method of neural RDEs
-(Morrill et al. 2021; facts §1.7, §2.4, §3.3).
+(Morrill et al. 2021; docs/sources.md#nrde,
+#eigenworms-data and #fwp-eigenworms-model).
 
 Windows: with ``step`` s and ``window`` w points (default w = s + 1, so neighbouring windows
 share their end points), window i covers observations [i·s, i·s + w − 1] for i = 0, 1, … while
@@ -7,12 +8,13 @@ a whole window fits; a last partial window is dropped (EigenWorms: T = 17,984, s
 windows). NaNs are forward-filled, leftovers set to 0, before the windows are cut. Each window's
 depth-N log-signature (words basis, :mod:`.logsig_backend`) is one piece of the control.
 
-Path (facts §1.7): with L windows, piece i is used for t ∈ [i, i+1) (bisect on the knots
-0..L−1) and the last piece also on [L−1, L+1], because the authors integrate over [0, L+1].
-``evaluate`` and ``derivative`` both return the piece (dh/dt = F(h)·logsig_i), the grid is
-0, 1, …, L+1 and ``first_observation`` is the first (filled) raw observation, the initial value
-x0 of the neural RDE. The coefficients of a series are one tensor (1 + L, D): row 0 is x0 padded
-with zeros to D (D ≥ C), rows 1.. are the log-signatures.
+Path (FWP ``eigenworms/ncdes/rdeint.py:45-83``; docs/sources.md#fwp-eigenworms-model): with L
+windows, piece i is used for t ∈ [i, i+1) (bisect on the knots 0..L−1) and the last piece also
+on [L−1, L+1], because the authors integrate over [0, L+1]. ``evaluate`` and ``derivative`` both
+return the piece (dh/dt = F(h)·logsig_i), the grid is 0, 1, …, L+1 and ``first_observation`` is
+the first (filled) raw observation, the initial value x0 of the neural RDE. The coefficients of
+a series are one tensor (1 + L, D): row 0 is x0 padded with zeros to D (D ≥ C), rows 1.. are the
+log-signatures.
 """
 
 from __future__ import annotations

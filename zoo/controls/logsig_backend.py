@@ -1,4 +1,4 @@
-"""Log-signatures of a batch of paths in the "words" basis (facts §3.3).
+"""Log-signatures of a batch of paths in the "words" basis (docs/sources.md#eigenworms-data).
 
 The "words" basis keeps, of the tensor logarithm of the truncated signature, the coefficients of
 the Lyndon words (signatory's default ``mode="words"``; pysiglib's ``method=1``). ``pysiglib``

@@ -1,4 +1,4 @@
-"""The LTC scripts' seeded permutation splits of windows (facts §5.6).
+"""The LTC scripts' seeded permutation splits of windows (docs/sources.md#ltc-datasets).
 
 Every script draws ``np.random.RandomState(seed).permutation(n)`` and takes the first
 ``int(0.1 n)`` windows for validation, then (when it has no official test set) the next

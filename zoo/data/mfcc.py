@@ -1,7 +1,8 @@
 """MFCC features in plain torch, equal to the torchaudio transform the Speech Commands code uses.
 
-Facts §3.1: ``torchaudio.transforms.MFCC(sample_rate=16000, n_mfcc=20, log_mels=True,
-melkwargs={"n_fft": 200, "n_mels": 64})`` with torchaudio's defaults otherwise, i.e. the chain
+The code (docs/sources.md#speech-commands): ``torchaudio.transforms.MFCC(sample_rate=16000,
+n_mfcc=20, log_mels=True, melkwargs={"n_fft": 200, "n_mels": 64})`` with torchaudio's defaults
+otherwise, i.e. the chain
 
 * power spectrogram: ``torch.stft`` with ``win_length = n_fft = 200``, ``hop = win_length // 2
   = 100``, periodic Hann window, ``center=True`` with reflect padding, ``|·|²``;

@@ -1,4 +1,5 @@
-"""Kidger et al.'s shared preprocessing (``experiments/datasets/common.py``; facts §3.1, §3.2).
+"""Kidger et al.'s shared preprocessing (``experiments/datasets/common.py``;
+docs/sources.md#speech-commands and #sepsis).
 
 Used unchanged by the Speech Commands, PhysioNet sepsis and UEA experiments of the NCDE and FWP
 papers: per-channel normalisation with train-split statistics, then the channels

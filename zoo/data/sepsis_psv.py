@@ -1,4 +1,5 @@
-"""Read PhysioNet/CinC 2019 ``.psv`` ICU stays the way the FWP/NCDE sepsis code does (facts §3.2).
+"""Read PhysioNet/CinC 2019 ``.psv`` ICU stays the way the FWP/NCDE sepsis code does
+(docs/sources.md#sepsis).
 
 A ``.psv`` file has a header line and one ``|``-separated row per hour: 34 time-varying
 features, then Age, Gender, Unit1, Unit2, HospAdmTime, ICULOS, SepsisLabel (41 columns).

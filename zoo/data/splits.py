@@ -1,4 +1,4 @@
-"""The authors' train/val/test split recipes, as index arrays (facts §3.1–3.4).
+"""The authors' train/val/test split recipes, as index arrays (docs/sources.md, per recipe below).
 
 Each recipe calls scikit-learn's ``train_test_split`` exactly as the authors' code does. They
 split ``arange(n)``: the permutation ``train_test_split`` draws depends only on the number of
@@ -19,7 +19,9 @@ def _labels(y) -> np.ndarray:
 
 
 def stratified_70_15_15(y) -> Indices:
-    """Kidger et al.'s ``split_data`` (§3.1, §3.2): 70 % train (seed 0), rest halved (seed 1).
+    """Kidger et al.'s ``split_data``: 70 % train (seed 0), rest halved (seed 1).
+
+    Source: docs/sources.md#speech-commands.
 
     Both steps are stratified on ``y``. For 34,975 Speech Commands clips: 24,482 / 5,246 / 5,247.
     """
@@ -33,7 +35,9 @@ def stratified_70_15_15(y) -> Indices:
 
 
 def lem_split(n: int) -> Indices:
-    """EigenWorms split of the FWP code (§3.3), "exact split from tk-rusch/LEM".
+    """EigenWorms split of the FWP code, "exact split from tk-rusch/LEM".
+
+    Source: docs/sources.md#eigenworms-data.
 
     ``test_size=0.3`` then ``test_size=0.5`` of the rest, both ``random_state=1234``, not
     stratified: 259 series → 181 / 39 / 39.
@@ -44,7 +48,9 @@ def lem_split(n: int) -> Indices:
 
 
 def nrde_split(n: int) -> Indices:
-    """The original neural-RDE EigenWorms split (§3.3): ``np.random.seed(0)``, not stratified.
+    """The original neural-RDE EigenWorms split: ``np.random.seed(0)``, not stratified.
+
+    Source: docs/sources.md#fwp-diff-eigenworms-split.
 
     15 % test, then 0.15/0.85 of the rest as validation, both drawn from numpy's global
     generator after seeding; a fresh ``RandomState(0)`` shared by the two calls draws the same
@@ -59,7 +65,9 @@ def nrde_split(n: int) -> Indices:
 
 
 def jacobian_ncde_split(n: int) -> Indices:
-    """CharacterTrajectories split of paper (c)'s code (§3.4): 80 / 8 / 12 %, not stratified.
+    """CharacterTrajectories split of paper (c)'s code: 80 / 8 / 12 %, not stratified.
+
+    Source: docs/sources.md#jac-character-trajectories.
 
     ``test_size=0.2`` then ``test_size=0.6`` of that 20 %, both ``random_state=42``.
     """

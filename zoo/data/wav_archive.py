@@ -1,7 +1,7 @@
 """Read 16-bit PCM mono wav clips out of a tar archive laid out as ``<word>/<clip>.wav``.
 
-The Speech Commands archives have this layout (facts §3.1). Samples are returned divided by
-2^15, as the authors' code does after reading the raw integers.
+The Speech Commands archives have this layout (docs/sources.md#speech-commands). Samples are
+returned divided by 2^15, as the authors' code does after reading the raw integers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Fixed-length windows cut from one long recording, as the LTC experiment scripts cut them.
 
-The scripts ([LTC] ``experiments_with_ltcs/*.py``; facts §5.6) loop ``for s in range(0, n -
-length, stride)``: the loop stops one short, so a window ending exactly on the last row is never
-cut. :func:`ltc_starts` reproduces that bound; :func:`cut` gathers the windows batch-first.
+The scripts ([LTC] ``experiments_with_ltcs/*.py``; docs/sources.md#ltc-datasets) loop ``for s in
+range(0, n - length, stride)``: the loop stops one short, so a window ending exactly on the last
+row is never cut. :func:`ltc_starts` reproduces that bound; :func:`cut` gathers the windows
+batch-first.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""UEA CharacterTrajectories (facts §3.4): paper (c)'s setup, or the NCDE paper's dropped points.
+"""UEA CharacterTrajectories (paper (c)'s setup, docs/sources.md#jac-character-trajectories,
+or the NCDE paper's dropped points, #uea-ncde-pipeline).
 
 Without ``drop`` (paper (c)'s code): train and test cases concatenated, labels − 1 (20
 classes), the 3 pen channels with **no** time channel and no normalisation, the 80/8/12 split

@@ -1,4 +1,5 @@
-"""The circle input of the LTC trajectory-length experiment (facts §5.7), generated in code.
+"""The circle input of the LTC trajectory-length experiment (docs/sources.md#ltc-trajectory-length),
+generated in code.
 
 I(t) = (sin t, cos t) sampled at ``samples`` (default 100) equally spaced times on [0, 2π], as
 the MATLAB ``main.m`` does (it then interpolates linearly between the samples). Every split holds

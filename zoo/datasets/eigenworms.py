@@ -1,4 +1,4 @@
-"""UEA EigenWorms as preprocessed by the FWP code (facts §3.3).
+"""UEA EigenWorms as preprocessed by the FWP code (docs/sources.md#eigenworms-data).
 
 ``eigenworms/get_data/uea.py`` and ``experiments/ingredients/prepare_data.py``: the ``.arff``
 train and test files concatenated (259 series × 17,984 steps × 6 channels), labels encoded in

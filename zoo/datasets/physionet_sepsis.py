@@ -1,4 +1,5 @@
-"""PhysioNet/CinC Challenge 2019 sepsis prediction from the first 72 ICU hours (facts §3.2).
+"""PhysioNet/CinC Challenge 2019 sepsis prediction from the first 72 ICU hours
+(docs/sources.md#sepsis).
 
 Preprocessing of the FWP/NCDE code: stays read by :mod:`zoo.data.sepsis_psv` from training
 sets A and B, padded with NaN to the longest kept stay (72 hours on the real data),

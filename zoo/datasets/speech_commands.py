@@ -1,4 +1,4 @@
-"""Speech Commands v0.02, ten command words as MFCC sequences (facts §3.1).
+"""Speech Commands v0.02, ten command words as MFCC sequences (docs/sources.md#speech-commands).
 
 Preprocessing of the FWP/NCDE code: the clips of the words yes, no, up, down, left, right, on,
 off, stop, go (labels 0–9 in that order) that have exactly 16,000 samples (34,975 clips in the

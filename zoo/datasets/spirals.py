@@ -1,4 +1,5 @@
-"""Spirals: the synthetic data of torchcde's time-series classification example (facts §3.4).
+"""Spirals: the synthetic data of torchcde's time-series classification example
+(docs/sources.md#jac-torchcde-example).
 
 Each series is a 2-d spiral x(t) = (a t cos t, a t sin t)-like path on t ∈ [0, 4π] sampled at
 ``length`` points, followed anticlockwise (label 1) or clockwise (label 0), then rotated by a

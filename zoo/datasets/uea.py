@@ -1,4 +1,5 @@
-"""Any dataset of the UEA multivariate archive, preprocessed as in the NCDE code (facts §3.4).
+"""Any dataset of the UEA multivariate archive, preprocessed as in the NCDE code
+(docs/sources.md#uea-ncde-pipeline).
 
 Kidger et al.'s ``experiments/datasets/uea.py`` (the version reading ``_TRAIN`` and ``_TEST``):
 train and test cases are concatenated; shorter series are padded by repeating their last

@@ -1,4 +1,5 @@
-"""Fast paths of the LTC repository's baselines (CT-RNN, N-ODE, LSTM, CT-GRU; facts §5.4).
+"""Fast paths of the LTC repository's baselines (CT-RNN, N-ODE, LSTM, CT-GRU;
+docs/sources.md#ltc-baselines).
 
 Every layer of these cells reads the concatenation [I, h]: W [I, h] + b = (W_I I + b) + W_h h.
 The input part W_I I + b is computed for all T steps in one call; the loop then adds only W_h h

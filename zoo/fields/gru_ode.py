@@ -1,4 +1,5 @@
-"""GRU-ODE as run by Kidger et al. (2020), the direct-NODE baseline of paper a (facts §2.2).
+"""GRU-ODE as run by Kidger et al. (2020), the direct-NODE baseline of paper a
+(docs/sources.md#gru-ode).
 
 The state is z = [x̃, h] with x̃ ∈ R^u and h ∈ R^hidden, driven by the path as a CDE with a fixed
 block structure (Kidger's ``ContinuousRNNConverter``):

@@ -1,8 +1,11 @@
 """The initial state z(t0) of a field body, chosen by ``model.initial.kind``.
 
-* ``zeros``: z(t0) = 0 (Kidger's GRU-ODE/ODE-RNN with ``initial=True``; paper c, facts §6.2);
-* ``first_observation``: z(t0) = Linear(X(t0)) (NCDE/NRDE, facts §2.1, §2.4);
-* ``static``: z(t0) = Linear(ReLU(Linear(static))) (Kidger's sepsis network, facts §2.1).
+* ``zeros``: z(t0) = 0 (Kidger's GRU-ODE/ODE-RNN with ``initial=True``; paper c,
+  docs/sources.md#jac-training);
+* ``first_observation``: z(t0) = Linear(X(t0)) (NCDE/NRDE, docs/sources.md#ncde-finaltanh and
+  #nrde);
+* ``static``: z(t0) = Linear(ReLU(Linear(static))) (Kidger's sepsis network,
+  docs/sources.md#ncde-finaltanh).
 """
 
 from __future__ import annotations

@@ -2,15 +2,16 @@
 
 The RNN cell F(X, h) = tanh(W_out ReLU(l1) + b1), l1 = W_x X + W_h h + b0, defines h implicitly
 by h = F(X, h) (paper c Eq. 2); differentiating in t gives ḣ = (I − J_h)^{-1} J_x Ẋ, expanded as
-ḣ = Σ_{k<K} J_h^k J_x Ẋ with K = ``taylor_terms`` (facts §6.1). The Jacobians are written out by
-hand, D = diag(1 − T²) W_out diag(ReLU′(l1)), J_x = D W_x, J_h = D W_h, and applied as
-Jacobian-vector products (never formed as matrices).
+ḣ = Σ_{k<K} J_h^k J_x Ẋ with K = ``taylor_terms`` (docs/sources.md#jac-vector-field). The
+Jacobians are written out by hand, D = diag(1 − T²) W_out diag(ReLU′(l1)), J_x = D W_x,
+J_h = D W_h, and applied as Jacobian-vector products (never formed as matrices).
 
-Authors' code vs paper text (facts §8 item 12): the code sums three terms (``taylor_terms: 3``,
-the default; the paper's Eq. 3 and Algorithm 1 have two) and replaces ReLU′(l1) by σ(l1) in the
-computation itself (``relu_derivative: sigmoid``, the default; ``exact`` uses the step function,
-whose derivative is zero, so the weights get no second-order signal through it). Weights are
-xavier-uniform, biases zero, h(t0) = 0, hidden 128, and no time channel is added.
+Authors' code vs paper text (docs/sources.md#jac-differences): the code sums three terms
+(``taylor_terms: 3``, the default; the paper's Eq. 3 and Algorithm 1 have two) and replaces
+ReLU′(l1) by σ(l1) in the computation itself (``relu_derivative: sigmoid``, the default;
+``exact`` uses the step function, whose derivative is zero, so the weights get no second-order
+signal through it). Weights are xavier-uniform, biases zero, h(t0) = 0, hidden 128, and no time
+channel is added.
 
 Paper c solved with torchode's Dopri5 (atol = rtol = 1e-3, integral step controller) and
 backpropagated through the solver steps: in a spec that is solver ``torchdiffeq`` with method
@@ -35,7 +36,7 @@ from .solved_body import SolvedBody
 
 
 class JacobianField(nn.Module):
-    """ḣ = Σ_{k<K} J_h^k J_x Ẋ for the ReLU Elman cell (facts §6.1)."""
+    """ḣ = Σ_{k<K} J_h^k J_x Ẋ for the ReLU Elman cell (JAC ``Ilya/jacde.py:29-52``)."""
 
     def __init__(self, channels: int, hidden: int, taylor_terms: int,
                  relu_derivative: Literal["sigmoid", "exact"]):

@@ -15,7 +15,8 @@ def matrix_times(F: torch.Tensor, drive: torch.Tensor) -> torch.Tensor:
 
 class MatrixFieldFunc(nn.Module):
     """dz/dt = F(z) · drive(t), F(z) ∈ R^{h×C}; ``drive`` is ``path.derivative`` for a CDE
-    (dz = F(z) dX) or ``path.evaluate`` for a log-signature RDE (facts §2.4)."""
+    (dz = F(z) dX) or ``path.evaluate`` for a log-signature RDE
+    (docs/sources.md#nrde)."""
 
     def __init__(self, field: nn.Module, drive: Callable[[torch.Tensor], torch.Tensor]):
         super().__init__()

@@ -1,10 +1,11 @@
 """Matrix Neural CDE: the baseline of paper c (the torchcde example's vector field).
 
 dh = tanh(W_2 ReLU(W_1 h + b_1) + b_2) dX, with W_1: h→h and W_2: h→u·h reshaped to (h × u)
-(facts §6.1; paper c §3.1). This is Kidger's FinalTanh with one hidden layer of width h, so it
-reuses :class:`zoo.fields.ncde.FinalTanh`. PyTorch's default initialisation, h(t0) = 0 and
-hidden 128 as in paper c; ``model.initial.kind: first_observation`` gives the torchcde example's
-h(t0) = Linear(X(t0)). Solver as for the ``jacobian`` field (Dopri5, 1e-3, backprop ``direct``).
+(paper c §3.1; docs/sources.md#jac-matrix-ncde). This is Kidger's FinalTanh with one hidden
+layer of width h, so it reuses :class:`zoo.fields.ncde.FinalTanh`. PyTorch's default
+initialisation, h(t0) = 0 and hidden 128 as in paper c; ``model.initial.kind:
+first_observation`` gives the torchcde example's h(t0) = Linear(X(t0)). Solver as for the
+``jacobian`` field (Dopri5, 1e-3, backprop ``direct``).
 """
 
 from __future__ import annotations

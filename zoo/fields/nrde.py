@@ -1,4 +1,5 @@
-"""Neural RDE of Morrill et al. (2021), the EigenWorms baseline of paper a (facts §2.4).
+"""Neural RDE of Morrill et al. (2021), the EigenWorms baseline of paper a
+(docs/sources.md#nrde).
 
 dh/dt = F(h) · L(t), where L(t) is the log-signature of the window containing t (control kind
 ``logsig``: its path's ``evaluate(t)`` returns that piece) and F(h) ∈ R^{hidden × logsig_dim}.
@@ -6,7 +7,7 @@ h(t0) = Linear(initial_dim → hidden)(x0), x0 the raw first observation (``firs
 of the path; initial_dim = the dataset's channels, 7 on EigenWorms). The features are h at each
 series' final window.
 
-F as in the authors' code (facts §2.4 and §8 item 10):
+F as in the authors' code (docs/sources.md#fwp-diff-nrde-field):
 Linear(hidden→hh), (layers − 1) × [ReLU, Linear(hh→hh)], Tanh, Linear(hh → hidden·logsig_dim).
 * ``share_hidden_weights: true`` (default, code): the repeated Linear(hh→hh) is **one** module
   (the code builds the list by multiplication); the paper's 65 K parameters (hidden 32, hh 64,

@@ -1,4 +1,5 @@
-"""ODE-RNN in Kidger et al.'s version (facts §2.3; Rubanova et al. 2019, paper a Eqs. 9–10).
+"""ODE-RNN in Kidger et al.'s version (Rubanova et al. 2019, paper a Eqs. 9–10;
+docs/sources.md#ode-rnn).
 
 Between observations the state follows an autonomous ODE, dh/dt = MLP(h) with
 MLP = Linear(h→hh), [Tanh, Linear(hh→hh)] × (layers − 1), Tanh, Linear(hh→h); at an

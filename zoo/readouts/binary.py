@@ -1,4 +1,5 @@
-"""Binary classification: Linear(features → 1) logit, BCE-with-logits, AUC (docs/sources.md#sepsis).
+"""Binary classification: Linear(features → 1) logit, BCE-with-logits, AUC
+(docs/sources.md#sepsis).
 
 The sepsis recipe of Kidger et al. / paper (a): ``BCEWithLogitsLoss(pos_weight=10)``; metrics
 sklearn ``roc_auc_score`` and ``average_precision_score`` of the logits, accuracy at logit > 0.

@@ -1,9 +1,10 @@
-"""Unrolled fixed-step solvers of the LTC paper's recurrent cells (facts §5.2, §5.4).
+"""Unrolled fixed-step solvers of the LTC paper's recurrent cells (docs/sources.md#ltc-tf-cell
+and #ltc-baselines).
 
 The LTC repository integrates each cell's ODE *inside* the recurrent step: between two input
-samples the state is advanced ``unfolds`` times, and training backpropagates through those
-steps (BPTT, facts §5.1). These solvers are therefore not torchdiffeq solvers: the field's cell
-runs them itself, and the continuous adjoint does not apply.
+samples the state is advanced ``unfolds`` times, and training backpropagates through those steps
+(BPTT, paper (b) §3; docs/sources.md#ltc-equations). These solvers are therefore not torchdiffeq
+solvers: the field's cell runs them itself, and the continuous adjoint does not apply.
 
 * ``ltc_fused``: the LTC fused semi-implicit Euler update (paper Eq. 3), only for the ``ltc`` field.
 * ``unfold``: explicit Euler (CT-RNN, ``ltc_ex``) or *classic* RK4 (N-ODE, ``ltc_rk``) with a fixed

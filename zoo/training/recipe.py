@@ -1,6 +1,7 @@
 """The optimisation recipe of a spec: optimiser groups, gradient scaling, penalty, schedule.
 
-Faithful to the FWP/NCDE authors' code (facts §4): Adam with lr = base_lr · batch/32 when
+Faithful to the FWP/NCDE authors' code (docs/sources.md#fwp-recipe and
+#fwp-eigenworms-recipe): Adam with lr = base_lr · batch/32 when
 ``lr_batch_scaling``; the readout's gradients multiplied by ``output_grad_scale`` (hooks); the
 readout's learning rate multiplied by ``output_lr_scale`` (EigenWorms ``final_layer_scaling``);
 loss += c · Σ_p ‖p‖₂ (per-tensor L2 norm, not squared) over the model, the vector field, or the

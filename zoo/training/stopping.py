@@ -1,6 +1,7 @@
 """Early stopping: per-monitor best values and staleness, and the decision to stop.
 
-The FWP/NCDE authors' rule (facts §4.1) is one instance: two monitors (train loss, relative
+The FWP/NCDE authors' rule (FWP ``experiments/common.py:169-175``,
+``260-274``; docs/sources.md#fwp-recipe) is one instance: two monitors (train loss, relative
 min_delta 1e-4; train accuracy, relative 1e-3), patience counted in epochs, stop on ``any``.
 """
 

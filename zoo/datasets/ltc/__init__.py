@@ -1,1 +1,2 @@
-"""The datasets of the LTC paper's experiments ([LTC] ``experiments_with_ltcs``; facts §5.6)."""
+"""The datasets of the LTC paper's experiments ([LTC] ``experiments_with_ltcs``;
+docs/sources.md#ltc-datasets)."""

@@ -1,5 +1,6 @@
 """What every LTC-suite dataset shares: fetch the record's files, preprocess once into the
-tensor cache, wrap the windows as splits on the grid 0, 1, …, T−1 (facts §5.6).
+tensor cache, wrap the windows as splits on the grid 0, 1, …, T−1
+(docs/sources.md#ltc-datasets).
 
 A subclass declares ``record``, ``version`` (bump it when its preprocessing changes, so cached
 tensors are rebuilt), :meth:`task` and :meth:`arrays`, which turns the local source files into

@@ -1,4 +1,5 @@
-"""Half-Cheetah next-step prediction (LTC paper Table 6; [LTC] ``cheetah.py``; facts §5.6).
+"""Half-Cheetah next-step prediction (LTC paper Table 6; [LTC] ``cheetah.py``;
+docs/sources.md#ltc-cheetah).
 
 31 MuJoCo rollouts of 1000 steps × 17 observations, shipped in the authors' repository. In the
 sorted file list, traces 0–4 are validation, 5–14 test, 15–24 training (25–30 are unused). Each

@@ -1,4 +1,5 @@
-"""UCI Gesture Phase Segmentation (LTC paper Table 3; [LTC] ``gesture.py``; facts §5.6).
+"""UCI Gesture Phase Segmentation (LTC paper Table 3; [LTC] ``gesture.py``;
+docs/sources.md#ltc-gesture).
 
 The seven processed ``*_va3.csv`` files (32 velocity/acceleration features, phase D/P/S/H/R),
 in the authors' order a3, b1, b3, c1, c3, a2, a1, are each cut into back-to-back windows of 32

@@ -1,5 +1,5 @@
-"""UCI Human Activity Recognition Using Smartphones (LTC paper Table 3; [LTC] ``har.py``; facts
-§5.6).
+"""UCI Human Activity Recognition Using Smartphones (LTC paper Table 3; [LTC] ``har.py``;
+docs/sources.md#ltc-har).
 
 The 561 precomputed features of ``X_train.txt`` / ``X_test.txt`` (read from the official zip,
 not normalised) with the activity labels 1–6 shifted to 0–5. The rows of each file are cut into

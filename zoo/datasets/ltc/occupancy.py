@@ -1,4 +1,5 @@
-"""UCI Occupancy Detection (LTC paper Table 3; [LTC] ``occupancy.py``; facts §5.6).
+"""UCI Occupancy Detection (LTC paper Table 3; [LTC] ``occupancy.py``;
+docs/sources.md#ltc-occupancy).
 
 Inputs Temperature, Humidity, Light, CO2, HumidityRatio, z-scored with the mean and (population)
 standard deviation of ``datatraining.txt``. Windows of 16 rows: stride 1 on the training file,

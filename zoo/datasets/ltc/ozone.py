@@ -1,5 +1,5 @@
-"""UCI Ozone Level Detection, eight-hour peaks (LTC paper Table 3; [LTC] ``ozone.py``; facts
-§5.6, §8 item 14).
+"""UCI Ozone Level Detection, eight-hour peaks (LTC paper Table 3; [LTC] ``ozone.py``;
+docs/sources.md#ltc-ozone and #ltc-ozone-protocol).
 
 ``eighthr.data`` is read line by line until the first line without 74 fields; the 72 features
 (date and label dropped) have ``?`` replaced by 0 and are z-scored with one global mean and
@@ -72,7 +72,8 @@ class OzoneConfig(LTCDataset):
     record: ClassVar[DatasetRecord] = RECORD
     protocol: Literal["as_run", "windowed"] = Field(
         "as_run", description="as_run: the script's transposed 32 sequences of 626 steps "
-                              "(facts §8.14); windowed: 626 windows of 32 steps")
+                              "(docs/sources.md#ltc-ozone-protocol); windowed: 626 windows of "
+                              "32 steps")
 
     def task(self) -> TaskInfo:
         return TaskInfo("multiclass", 2, per_step=True, class_names=("normal", "ozone"))

@@ -1,5 +1,5 @@
 """UCI Localization Data for Person Activity, ConfLongDemo_JSI (LTC paper Table 4; [LTC]
-``person.py``; facts §5.6).
+``person.py``; docs/sources.md#ltc-person).
 
 Each line gives a person, one of four sensor tags, and its x, y, z position; inputs are the
 one-hot tag followed by x, y, z (7 channels, not normalised: the script computes statistics but

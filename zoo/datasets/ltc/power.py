@@ -1,5 +1,5 @@
 """UCI Individual Household Electric Power Consumption (LTC paper Table 3; [LTC] ``power.py``;
-facts §5.6).
+docs/sources.md#ltc-power).
 
 The seven measurement columns of ``household_power_consumption.txt`` (header skipped, lines with
 fewer than 8 ``;``-fields skipped) are parsed as the script does: a missing value (``?`` or an

@@ -1,4 +1,5 @@
-"""Sequential MNIST, one image row per step (LTC paper Table 3; [LTC] ``smnist.py``; facts §5.6).
+"""Sequential MNIST, one image row per step (LTC paper Table 3; [LTC] ``smnist.py``;
+docs/sources.md#ltc-smnist).
 
 Pixels divided by 255 (float32); each 28 × 28 image is 28 steps of 28 features. The first 90 %
 of the official training images (54,000) are the training split, the last 10 % (6,000)

@@ -1,5 +1,5 @@
 """UCI Metro Interstate Traffic Volume (LTC paper Table 3; [LTC] ``traffic.py`` at commit
-a0bede1, which fixed a transposition; facts §5.6).
+a0bede1, which fixed a transposition; docs/sources.md#ltc-traffic).
 
 Seven inputs per hour: holiday flag, temperature minus its mean, rain_1h, snow_1h, clouds_all,
 weekday, sin(hour·π/24); target: traffic_volume z-scored (population std), all float32. The

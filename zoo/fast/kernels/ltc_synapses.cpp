@@ -1,5 +1,5 @@
-// LTC sigmoid synapses (facts §5.2-5.3) and the fused-solver unfolds (paper (b) Eq. 3), one
-// sample at a time; the Python side is zoo/fast/ltc_compiled.py.
+// LTC sigmoid synapses (docs/sources.md#ltc-tf-cell, #ltc-ncps-cell) and the fused-solver
+// unfolds (paper (b) Eq. 3), one sample at a time; the Python side is zoo/fast/ltc_compiled.py.
 //
 // A synapse layer from `pre` to `post` neurons, for presynaptic potentials v:
 //   s_ij = sigmoid(sigma_ij v_i + offset_ij),

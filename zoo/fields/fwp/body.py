@@ -1,9 +1,9 @@
 """The FWP field body: W(t0), solve the learning-rule ODE, read the fast weights out.
 
-Solves on ``path.grid_points``, takes each sample's W at its final index (facts §1.6.1), builds
-the query at the global last time ``path.interval[-1]`` (the authors' code does so even for
-shorter series, facts §1.6 note) and returns the d-dim features after out_proj and the FF
-block. Per-step tasks read W(t_i) with the query at t_i for every grid time.
+Solves on ``path.grid_points``, takes each sample's W at its final index
+(docs/sources.md#fwp-readout), builds the query at the global last time ``path.interval[-1]``
+(the authors' code does so even for shorter series) and returns the d-dim features after
+out_proj and the FF block. Per-step tasks read W(t_i) with the query at t_i for every grid time.
 ``implementation`` is ``"fast"`` (:func:`zoo.fast.fwp.fast_read`, which reads the final state
 without forming it where the rule allows, or :func:`zoo.fast.fwp.fast_weights` for per-step
 tasks; with backprop ``adjoint`` the solve of :func:`zoo.fast.fwp.fast_adjoint`) or

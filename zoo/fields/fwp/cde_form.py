@@ -1,4 +1,5 @@
-"""CDE forms (paper (a) §3.2, Eq. 23-25, App. C.2 Eq. 36-38; facts §1.4).
+"""CDE forms (paper (a) §3.2, Eq. 23-25, App. C.2 Eq. 36-38;
+docs/sources.md#fwp-cde-fields).
 
 The vector field reads x(t) and x′(t) = dX/dt(t) and returns dW/dt directly (x′ is consumed
 inside the field, so the CDE is integrated as an ODE, as the authors do). Keys and β come from

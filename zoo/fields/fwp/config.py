@@ -1,6 +1,8 @@
-"""Spec options of the ``fwp`` field kind and how they assemble the body (facts §1, §7.3, §8).
+"""Spec options of the ``fwp`` field kind and how they assemble the body
+(docs/sources.md#paper-a).
 
-Defaults follow the authors' code; the paper-text forms of facts §8 items 1 and 2 are options:
+Defaults follow the authors' code; the paper-text forms of
+docs/sources.md#fwp-diff-hebb-cde-values and #fwp-diff-cde-readout are options:
 ``hebb_cde_values: sigmoid_tanh`` (σ(β) and tanh on Hebb-CDE values, App. A) and
 ``transpose_readout: false`` for Hebb/Oja-CDE (Eq. 25's k⊗v memory read with Wᵀq returns
 v (k·q), which is W q in this package's v⊗k layout). See docs/fields/fwp.md.
@@ -23,9 +25,11 @@ from .ode_form import ODEUpdate
 from .query_readout import QueryReadout
 from .rules import make_rule
 
-#: (keys from, values from) per CDE form; ``cde`` depends on the rule (facts §1.4)
+#: (keys from, values from) per CDE form; ``cde`` depends on the rule
+#: (docs/sources.md#fwp-cde-fields)
 SOURCES = {"cde_xprime_keys": ("dx", "x"), "cde_dx_only": ("dx", "dx")}
-#: forms whose Hebb values the authors' code leaves as raw β · v (facts §8 item 1)
+#: forms whose Hebb values the authors' code leaves as raw β · v
+#: (docs/sources.md#fwp-diff-hebb-cde-values)
 RAW_HEBB_FORMS = ("cde", "cde_xprime_keys")
 
 

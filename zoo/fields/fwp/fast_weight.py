@@ -1,4 +1,4 @@
-"""Fast-weight state layout (facts §1.1).
+"""Fast-weight state layout (docs/sources.md#fwp-state-layout).
 
 Per sample the ODE state is the flattened stack of H head matrices W_head ∈ R^{h×h}
 (head-major; row = value index, column = key index), H·h² numbers. An update term is

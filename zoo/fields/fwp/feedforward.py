@@ -1,4 +1,5 @@
-"""Transformer feed-forward block as the FWP authors use it (facts §1.6.5).
+"""Transformer feed-forward block as the FWP authors use it
+(docs/sources.md#fwp-feedforward).
 
 Pre-LayerNorm residual: y ← y + Lin2(ReLU(Lin1(LN(y)))), Lin1: d → f, Lin2: f → d; dropout 0
 in every reported run (so none is built); no final LayerNorm.

@@ -1,4 +1,5 @@
-"""Initial fast weights W(t0) (paper (a) §3, facts §1.5, §1.7, §8 item 3).
+"""Initial fast weights W(t0) (paper (a) §3 and §4;
+docs/sources.md#fwp-initial-state and #fwp-diff-initial-state).
 
 ``model.initial.kind``:
 

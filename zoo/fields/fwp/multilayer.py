@@ -1,4 +1,5 @@
-"""Two coupled FWP layers (paper (a) App. C.1, Eq. 33-35; facts §1.7 ``multi-logsig-ode-fwp``).
+"""Two coupled FWP layers (paper (a) App. C.1, Eq. 33-35;
+the authors' ``multi-logsig-ode-fwp``, docs/sources.md#fwp-two-layer).
 
 State [W1, W2] (stored as 2H heads). Layer 1 is the direct-NODE update on x(t); its output
 x(t, 1) = FF_mid(W1 · softmax(Linear_mid(LN(Linear_in(x(t)))))) (no out_proj) is the control of

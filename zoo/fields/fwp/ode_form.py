@@ -1,8 +1,10 @@
-"""Direct-NODE form (paper (a) §3.1, Eq. 18-21; facts §1.3): dW/dt = F_θ(W, x(t)).
+"""Direct-NODE form (paper (a) §3.1, Eq. 18-21): dW/dt = F_θ(W, x(t))
+(docs/sources.md#fwp-ode-fields).
 
-The slow net reads x(t) only; it ignores t otherwise and there is no multiplication by dX.
-The query input is x at the global last time (facts §1.6 note) and retrieval is W q. Fed with
-a log-signature control's pieces this is the authors' EigenWorms "RDE" model (facts §1.7).
+The slow net reads x(t) only; it ignores t otherwise and there is no multiplication by dX. The
+query input is x at the global last time (docs/sources.md#fwp-readout) and retrieval is W q. Fed
+with a log-signature control's pieces this is the authors' EigenWorms "RDE" model
+(docs/sources.md#fwp-eigenworms-model).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading the fast weights out (paper (a) Eq. 19-20, 25, 31; facts §1.6).
+"""Reading the fast weights out (paper (a) Eq. 19-20, 25, 31; docs/sources.md#fwp-readout).
 
 q = softmax per head(Linear_q(e)), where e = LayerNorm(Linear_in(c)) is the slow net's own
 embedding of the query input c; y = W q per head (Wᵀ q where the form reads the transposed

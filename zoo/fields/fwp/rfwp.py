@@ -1,4 +1,5 @@
-"""ODE-RFWP (paper (a) §3.3, Eq. 26-27, App. C.3; facts §1.8): field kind ``ode_rfwp``.
+"""ODE-RFWP (paper (a) §3.3, Eq. 26-27, App. C.3; docs/sources.md#fwp-rfwp): field kind
+``ode_rfwp``.
 
 For discrete observations (x_n, t_n) without a control: between observations the latent
 u ∈ R^d follows an autonomous ODE, du/dt = Linear(Tanh(Linear(u))) (Eq. 26); at each

@@ -1,13 +1,16 @@
-"""Learning rules: the fast-weight update terms of paper (a) Eq. 21/24/32 as coded (facts §1.3-1.4).
+"""Learning rules: the fast-weight update terms of paper (a) Eq. 21/24/32 as coded
+(docs/sources.md#fwp-ode-fields and #fwp-cde-fields).
 
 Each rule splits into a state-independent part, :meth:`Rule.write` (activations of the slow
-net's raw key, value and learning-rate outputs), and the state-dependent :meth:`Rule.term`
-(the update dW/dt, or the discrete increment, given W; ``W=None`` gives the term without the
-W-dependent correction, which is how the authors build W(t0), §1.5). Shapes: raw keys/values
-(..., H, h), raw β (..., H, 1); terms (..., H, h, h).
+net's raw key, value and learning-rate outputs), and the state-dependent :meth:`Rule.term` (the
+update dW/dt, or the discrete increment, given W; ``W=None`` gives the term without the
+W-dependent correction, which is how the authors build W(t0),
+docs/sources.md#fwp-initial-state). Shapes: raw keys/values (..., H, h), raw β (..., H, 1);
+terms (..., H, h, h).
 
 * Hebb: dW = [r·a(v)] ⊗ softmax(k). Default r = σ(β), a = tanh (Eq. 21, 30). The authors'
-  Hebb-CDE code uses the raw β and no tanh (facts §8.1): ``activate_values=False``.
+  Hebb-CDE code uses the raw β and no tanh (docs/sources.md#fwp-diff-hebb-cde-values):
+  ``activate_values=False``.
 * Oja: v = tanh(v); k' = k − Wᵀv; dW = v ⊗ [σ(β)·softmax(k')] (softmax after the subtraction).
 * Delta: k = softmax(k); pre-delta: v = tanh(v) − W k; post-delta: v = tanh(v − W k);
   dW = [σ(β) v] ⊗ k (Eq. 32).

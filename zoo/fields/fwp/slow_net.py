@@ -1,4 +1,5 @@
-"""The slow net that generates keys, values and learning rates (facts §1.2-1.4).
+"""The slow net that generates keys, values and learning rates
+(docs/sources.md#fwp-slow-net).
 
 ``input_proj`` Linear(u → d) and ``input_layer_norm`` LayerNorm(d) embed the control; they are
 shared with the query path (:meth:`SlowNet.embed`). The output layer maps the embedding to

@@ -1,7 +1,8 @@
 """Per-head slow-net outputs that are a linear map of the stage inputs, kept unformed (the Hebb
 fast path).
 
-With raw values (the authors' Hebb-CDE code, facts §8.1) v_u = W_h z_u + b_h per head h, so a
+With raw values (the authors' Hebb-CDE code,
+docs/sources.md#fwp-diff-hebb-cde-values) v_u = W_h z_u + b_h per head h, so a
 read needs no value at any stage: the query folds into the layer and the stage weights into the
 inputs,
 

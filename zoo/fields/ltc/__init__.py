@@ -1,3 +1,4 @@
 """Liquid time-constant networks (Hasani et al., AAAI-21) and the recurrent baselines of their
 repository: CT-RNN, Neural ODE RNN, CT-GRU and LSTM (docs/sources.md#paper-b), plus the random
-continuous-time networks of the trajectory-length experiment (docs/sources.md#ltc-trajectory-length)."""
+continuous-time networks of the trajectory-length experiment
+(docs/sources.md#ltc-trajectory-length)."""

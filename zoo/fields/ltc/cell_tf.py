@@ -3,7 +3,8 @@
 
 * Init: μ U(0.3, 0.8), σ U(3, 8), W U(0.01, 1) for recurrent and sensory synapses; E = ±1 with
   p = ½; vleak U(−0.2, 0.2); gl = 1 and cm = 0.5 (constants, trainable).
-* No Δt (docs/sources.md#ltc-diff-cells): the fused solver uses h = 1 and cm absorbs the step; ε = 0.
+* No Δt (docs/sources.md#ltc-diff-cells): the fused solver uses h = 1 and cm absorbs the
+  step; ε = 0.
 * :meth:`constrain` after every optimiser step clips cm to [1e-6, 1000], gl to [1e-5, 1000],
   W and sensory W to [1e-5, 1000]; σ, μ, E, vleak stay unconstrained.
 """

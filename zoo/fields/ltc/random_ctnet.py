@@ -158,7 +158,7 @@ class RandomCTNetConfig(FieldConfig):
         "hardtanh", description="the MATLAB default is Hard-tanh")
     hardtanh_matlab_quirk: bool = Field(
         True, description="Htanh.m clips only when the whole vector saturates "
-                    "(docs/sources.md#ltc-diff-trajectory-length)")
+                          "(docs/sources.md#ltc-diff-trajectory-length)")
     width: PositiveInt = Field(25, description="neurons k per layer")
     layers: PositiveInt = 1
     sigma_w: PositiveFloat = Field(2.0, description="weight scale (see weight_init)")

@@ -48,7 +48,10 @@ def fused_update(v: torch.Tensor, recurrent: Currents, m: Membrane,
 
 
 def derivative(v: torch.Tensor, recurrent: Currents, m: Membrane) -> torch.Tensor:
-    """dv/dt = (1/cm)[gl (vleak − v) + Σ a E − v Σ a + Σ a^s E^s − v Σ a^s] (LTC ``ltc_model.py:171-190``)."""
+    """dv/dt = (1/cm)[gl (vleak − v) + Σ a E − v Σ a + Σ a^s E^s − v Σ a^s].
+
+    LTC ``experiments_with_ltcs/ltc_model.py:171-190`` (docs/sources.md#ltc-tf-cell).
+    """
     num, den = recurrent(v)
     return (m.gleak * (m.vleak - v) + num - v * den + m.sensory_num - v * m.sensory_den) / m.cm
 
