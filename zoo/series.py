@@ -8,6 +8,10 @@ from typing import Literal
 
 import torch
 
+#: per-step class label of a step that has none (torch's cross-entropy ``ignore_index``);
+#: per-step regression targets use NaN. Readouts leave such steps out of losses and metrics.
+IGNORE_LABEL = -100
+
 
 @dataclass(frozen=True)
 class TaskInfo:
@@ -27,7 +31,8 @@ class SeriesSplit:
     """One split: ``values`` (N, T, C) on the shared grid ``times`` (T,), NaN where unobserved.
 
     ``final_index`` (N,) is each series' last real step; ``static`` (N, S) optional time-invariant
-    features; ``y`` is (N,) for per-series labels or (N, T[, K]) for per-step targets.
+    features; ``y`` is (N,) for per-series labels or (N, T[, K]) for per-step targets, with
+    :data:`IGNORE_LABEL` (classes) or NaN (values) where a step has no target.
     """
 
     times: torch.Tensor

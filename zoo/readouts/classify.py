@@ -1,6 +1,7 @@
 """Multi-class classification: Linear(features → classes), cross-entropy, accuracy.
 
-Works per series (features (B, F), labels (B,)) or per step (features (B, T, F), labels (B, T)).
+Works per series (features (B, F), labels (B,)) or per step (features (B, T, F), labels (B, T));
+steps labelled ``IGNORE_LABEL`` (no label there) count in neither the loss nor the metrics.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..components import ReadoutConfig
-from ..series import TaskInfo
+from ..series import IGNORE_LABEL, TaskInfo
 
 
 def f1_macro(pred: torch.Tensor, target: torch.Tensor, n_classes: int) -> float:
@@ -53,7 +54,9 @@ class ClassifyConfig(ReadoutConfig):
         return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        logits, labels = outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1)
+        logits, labels = _labelled(outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1))
+        if not len(labels):
+            return outputs.sum() * 0
         if self.class_weights is None:
             return F.cross_entropy(logits, labels)
         weight = torch.tensor(self.class_weights, dtype=outputs.dtype, device=outputs.device)
@@ -62,8 +65,8 @@ class ClassifyConfig(ReadoutConfig):
         return (F.cross_entropy(logits, labels, reduction="none") * weight[labels]).mean()
 
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
-        pred = outputs.argmax(-1).reshape(-1)
-        target = target.reshape(-1)
+        outputs, target = _labelled(outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1))
+        pred = outputs.argmax(-1)
         out = {"loss": self.loss(outputs, target).item(),
                "accuracy": (pred == target).double().mean().item()}
         if self.f1_positive is not None:
@@ -74,3 +77,9 @@ class ClassifyConfig(ReadoutConfig):
         else:
             out["f1_macro"] = f1_macro(pred, target, outputs.shape[-1])
         return out
+
+
+def _labelled(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The rows that carry a label (all of them unless some are ``IGNORE_LABEL``)."""
+    keep = labels != IGNORE_LABEL
+    return (logits, labels) if bool(keep.all()) else (logits[keep], labels[keep])

@@ -3,7 +3,8 @@
 The LTC forecasting tasks (traffic, power, half-cheetah;
 docs/sources.md#ltc-protocol) train on the squared
 error and select on validation MSE. Works per series (outputs (B, K), targets (B, K) or (B,))
-or per step (outputs (B, T, K), targets (B, T, K) or (B, T)); K = ``task.n_outputs``.
+or per step (outputs (B, T, K), targets (B, T, K) or (B, T)); K = ``task.n_outputs``. NaN
+targets (no value there) count in neither the loss nor the metrics.
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ class RegressConfig(ReadoutConfig):
         return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return F.mse_loss(outputs, _aligned(outputs, target).to(outputs.dtype))
+        target = _aligned(outputs, target).to(outputs.dtype)
+        seen = ~torch.isnan(target)
+        if bool(seen.all()):
+            return F.mse_loss(outputs, target)
+        error = torch.where(seen, outputs - target.nan_to_num(), 0)
+        return error.square().sum() / seen.sum().clamp(min=1)
 
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
         target = _aligned(outputs, target).to(outputs.dtype)
+        seen = ~torch.isnan(target)
+        outputs, target = (outputs, target) if bool(seen.all()) else (outputs[seen], target[seen])
         mse = F.mse_loss(outputs, target).item()
         return {"loss": mse, "mse": mse, "mae": F.l1_loss(outputs, target).item()}

@@ -114,7 +114,8 @@ def _format(err: dict, src: Source) -> str:
     if kind == "extra_forbidden":
         parent = path[:-1]
         model = _model_at(parent, src.data)
-        valid = [k for k in (model.model_fields if model else []) if k != "kind"]
+        valid = [f.alias or k for k, f in (model.model_fields if model else {}).items()
+                 if k != "kind"]
         hint = did_you_mean(path[-1], valid)
         tail = f"; valid keys: {', '.join(valid)}" if valid else ""
         return f"{src.where(path, key=True)}: {dotted}: unknown key '{path[-1]}'{hint}{tail}"
@@ -204,7 +205,8 @@ def _check_reproduces(spec: Any, src: Source) -> list[str]:
 def validate_source(src: Source) -> BaseModel:
     """Validate parsed data, then the cross-section constraints of each component."""
     try:
-        spec = spec_model().model_validate(copy.deepcopy(src.data))
+        # the context tells options which file wrote them (own data: paths relative to it)
+        spec = spec_model().model_validate(copy.deepcopy(src.data), context={"source": src})
     except ValidationError as exc:
         problems = _check_installed(src) or [_format(e, src) for e in exc.errors()]
         raise SpecError(list(dict.fromkeys(problems))) from None
