@@ -9,9 +9,9 @@ import time
 
 import pytest
 import torch
-from mlflow import MlflowClient
 
 from zoo.cli.main import main
+from zoo.tracking.mlflow_run import open_client
 from zoo.training.checkpoint import load_model
 
 
@@ -28,7 +28,7 @@ def store(tmp_path, monkeypatch):
 
 
 def only_run(uri):
-    client = MlflowClient(uri)
+    client = open_client(uri)  # under the store's lock: a `zoo run` may be creating the store
     [exp] = [e for e in client.search_experiments() if e.name != "Default"]
     [run] = client.search_runs([exp.experiment_id])
     return client, run
@@ -107,6 +107,7 @@ def test_resume_continues_the_same_run(write_spec, tiny_spec, tmp_path):
     deadline = time.time() + 600  # generous: a loaded machine starts slowly
     while time.time() < deadline:
         time.sleep(1)
+        assert proc.poll() is None, proc.communicate()[1]
         try:
             client, run = only_run(uri)
         except (ValueError, Exception):

@@ -1,4 +1,9 @@
-"""``zoo run``: validate -> load data -> build -> train -> evaluate, tracked in one MLflow run."""
+"""``zoo run``: validate -> load data -> build -> train -> evaluate, tracked in one MLflow run.
+
+Every write to the store happens with interrupts deferred (:mod:`.tracking.deferred_interrupt`),
+and once the run exists it is always ended: FINISHED, KILLED on an interrupt (Ctrl-C, or SIGTERM
+under ``zoo run``) or FAILED on an error. Its temporary folders are removed however it ends.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,8 @@ import hashlib
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +26,7 @@ from .errors import InputError, ZooError
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .series import DataBundle, PreparedSplit
-from .tracking.deferred_interrupt import interrupts_deferred
+from .tracking.deferred_interrupt import exit_code, interrupts_deferred
 from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
@@ -30,7 +36,11 @@ from .training.seed import seed_everything
 
 
 class Interrupted(ZooError):
-    exit_code = 130
+    """A run ended by Ctrl-C (exit 130) or SIGTERM (143); it is marked KILLED."""
+
+    def __init__(self, message: str, code: int = 130):
+        super().__init__(message)
+        self.exit_code = code
 
 
 @dataclass
@@ -40,6 +50,7 @@ class RunOptions:
     tracking_uri: str | None = None
     smoke: bool = False
     progress: bool = True
+    force: bool = False  # resume a RUNNING run whose process zoo cannot check (see tracking.owner)
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
 
 
@@ -101,7 +112,8 @@ class _Session:
         self.model = ZooModel(spec, shape).to(self.device, self.dtype)
         self.trainer = Trainer(self.model, _prepare(spec, self.bundle), self.device, self.dtype,
                                progress=opts.progress)
-        self.workdir = Path(tempfile.mkdtemp(prefix="zoo-run-"))
+        self.workdir: Path | None = None  # set while training
+        self.resumable = False  # a checkpoint is stored
 
     def on_epoch(self, record: dict) -> None:
         """Persist the resumable state first, then log: a crash never loses logged history.
@@ -118,27 +130,47 @@ class _Session:
             atomic_save(self.trainer.snapshot(), last)
             self.tracker.log_file(last, "checkpoints")
             self.tracker.log_metrics(record, step=record["epoch"])
+            self.resumable = True
 
     def train(self) -> RunResult:
-        try:
+        """Train and log the test metrics, in a working folder removed afterwards."""
+        with tempfile.TemporaryDirectory(prefix="zoo-run-") as workdir:
+            self.workdir = Path(workdir)
             test = self.trainer.fit(self.on_epoch)
-        except KeyboardInterrupt:
-            self.tracker.finish("KILLED")
-            raise Interrupted(
-                f"interrupted; resume with: zoo run --resume {self.tracker.run_id} "
-                f"--tracking-uri {self.tracker.uri}") from None
-        except BaseException:
-            self.tracker.finish("FAILED")
-            raise
-        state = self.trainer.state
-        with interrupts_deferred():  # the test results are stored whole, as each epoch is
-            self.tracker.log_metrics(test, step=state.epoch)
-            if self.spec.tracking.plots and state.history:
-                png = learning_curves(state.history, self.workdir / "learning_curves.png",
-                                      self.spec.name or "run")
-                self.tracker.log_file(png, "plots")
-            self.tracker.finish("FINISHED")
+            state = self.trainer.state
+            with interrupts_deferred():  # the test results are stored whole, as each epoch is
+                self.tracker.log_metrics(test, step=state.epoch)
+                if self.spec.tracking.plots and state.history:
+                    png = learning_curves(state.history, self.workdir / "learning_curves.png",
+                                          self.spec.name or "run")
+                    self.tracker.log_file(png, "plots")
+                self.tracker.finish("FINISHED")
         return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch)
+
+
+@contextmanager
+def _ended(tracker: MlflowRun, resumable: Callable[[], bool]) -> Iterator[None]:
+    """End the started run if the block does not: KILLED on an interrupt, raised as
+    :class:`Interrupted` with how to go on (resume, or start again without a checkpoint);
+    FAILED on an error."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if tracker.ended:  # it finished just before the interrupt: nothing to mark
+            raise
+        with interrupts_deferred():
+            tracker.finish("KILLED")
+        if resumable():
+            hint = (f"resume with: zoo run --resume {tracker.run_id} "
+                    f"--tracking-uri {tracker.uri}")
+        else:
+            hint = (f"run {tracker.run_id} is marked KILLED and cannot be resumed (no epoch "
+                    f"was saved, so it has no checkpoint); start it again with zoo run")
+        raise Interrupted(f"interrupted; {hint}", exit_code(exc)) from None
+    except BaseException:
+        with interrupts_deferred():
+            tracker.finish("FAILED")
+        raise
 
 
 def run(spec: Any, opts: RunOptions) -> RunResult:
@@ -156,12 +188,15 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
     tracker = MlflowRun(uri)
     session = _Session(spec, opts, tracker)
     implementation = getattr(session.model.body, "implementation_used", "generic")
-    run_id = start_tracked(tracker, spec, session.model, session.bundle, session.device,
-                           {"zoo.smoke": str(opts.smoke).lower(), "zoo.allocator": allocator,
-                            "zoo.implementation": implementation})
-    opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
-             f"{implementation} path)")
-    return session.train()
+    with _ended(tracker, lambda: session.resumable):
+        with interrupts_deferred():
+            run_id = start_tracked(tracker, spec, session.model, session.bundle,
+                                   session.device, {"zoo.smoke": str(opts.smoke).lower(),
+                                                    "zoo.allocator": allocator,
+                                                    "zoo.implementation": implementation})
+        opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
+                 f"{implementation} path)")
+        return session.train()
 
 
 def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle: DataBundle,
@@ -190,29 +225,33 @@ def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle:
 
 
 def resume(run_id: str, opts: RunOptions) -> RunResult:
-    """Continue an interrupted run from its last checkpoint, in the same MLflow run."""
+    """Continue an interrupted run from its last checkpoint, in the same MLflow run.
+
+    Refused, with the run left as it is, if it finished, lacks a checkpoint, or another
+    process may still be training it (``opts.force`` overrides the last where zoo cannot tell).
+    """
     uri = resolve_uri(opts.tracking_uri, None)
     check_store(uri)
     tracker = MlflowRun(uri)
-    tracker.attach(run_id)
-    status = tracker.client.get_run(run_id).info.status
-    if status == "FINISHED":
-        tracker.finish("FINISHED")
-        raise InputError(f"run {run_id} already finished; nothing to resume")
-    tmp = Path(tempfile.mkdtemp(prefix="zoo-resume-"))
-    spec_file = tracker.download("spec.yaml", tmp)
-    last = tracker.download("checkpoints/last.pt", tmp)
-    if spec_file is None or last is None:
-        tracker.finish(status)
-        raise InputError(f"run {run_id} has no {'spec' if spec_file is None else 'checkpoint'}"
-                         f" to resume from (it stopped before its first epoch ended)")
-    spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
-    opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
-    session = _Session(spec, opts, tracker)
-    session.trainer.restore(torch.load(last, map_location=session.device, weights_only=False))
-    logged = tracker.last_step("train/loss")
-    for record in session.trainer.state.history:
-        if record["epoch"] > logged:
-            tracker.log_metrics(record, step=record["epoch"])
-    opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
-    return session.train()
+    with interrupts_deferred():
+        note = tracker.claim(run_id, ("spec.yaml", "checkpoints/last.pt"), opts.force)
+    if note:
+        opts.say(note)
+    with _ended(tracker, lambda: True):
+        with tempfile.TemporaryDirectory(prefix="zoo-resume-") as tmp:
+            spec_file = tracker.download("spec.yaml", Path(tmp))
+            last = tracker.download("checkpoints/last.pt", Path(tmp))
+            if spec_file is None or last is None:
+                raise ZooError(f"run {run_id}: cannot download its spec and checkpoint")
+            spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
+            opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
+            session = _Session(spec, opts, tracker)
+            snapshot = torch.load(last, map_location=session.device, weights_only=False)
+        session.trainer.restore(snapshot)
+        logged = tracker.last_step("train/loss")
+        with interrupts_deferred():
+            for record in session.trainer.state.history:
+                if record["epoch"] > logged:
+                    tracker.log_metrics(record, step=record["epoch"])
+        opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
+        return session.train()

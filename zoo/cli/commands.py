@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    p.add_argument("--force", action="store_true",
+                   help="with --resume: take over a run marked RUNNING whose process zoo cannot "
+                        "check (another host); only once that process is gone")
     p.add_argument("--smoke", action="store_true",
                    help="one epoch on a tiny version of the dataset (checks a spec end to end)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -46,20 +49,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from .. import runner
     from ..spec.validate import load_spec
+    from ..tracking.deferred_interrupt import sigterm_interrupts
     from ..tracking.mlflow_run import ui_command
 
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
-                             smoke=args.smoke, progress=not args.no_progress)
+                             smoke=args.smoke, progress=not args.no_progress, force=args.force)
     if args.resume:
         if args.spec or args.override or args.seed is not None:
             raise InputError("--resume continues a run with its own spec; do not pass a spec, "
                              "-o overrides or --seed with it")
-        result = runner.resume(args.resume, opts)
+        with sigterm_interrupts():  # a scheduler's stop ends the run as Ctrl-C does
+            result = runner.resume(args.resume, opts)
     else:
         if not args.spec:
             raise InputError("zoo run: give a spec file (or --resume RUN_ID)")
+        if args.force:
+            raise InputError("--force applies to --resume only")
         spec, _ = load_spec(args.spec, args.override)
-        result = runner.run(spec, opts)
+        with sigterm_interrupts():
+            result = runner.run(spec, opts)
     shown = ", ".join(f"{k} {v:.4f}" for k, v in result.test.items())
     print(f"run {result.run_id} finished (best epoch {result.best_epoch}): {shown}")
     print(f"browse it with: {ui_command(result.uri)}")

@@ -1,17 +1,20 @@
 """Entry point of ``zoo``: argparse sub-commands, one clear message per error, exit codes.
 
-Exit codes: 0 success, 1 a run failed, 2 bad input (spec, option, data, plugin), 130 interrupted.
-``--debug`` shows the traceback of any error.
+Exit codes: 0 success, 1 a run failed, 2 bad input (spec, option, data, plugin), 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM, during ``zoo run``), 141 stdout closed by its
+reader (``zoo list | head -1``). ``--debug`` shows the traceback of any error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
 from .. import __version__
 from ..errors import ZooError
+from ..tracking.deferred_interrupt import exit_code
 from . import commands, data, report, sweep
 
 
@@ -42,17 +45,26 @@ def main(argv: list[str] | None = None) -> int:
     if not args.debug:
         warnings.formatwarning = _one_line_warnings
     try:
-        return args.func(args) or 0
+        code = args.func(args) or 0
+        sys.stdout.flush()  # a closed stdout fails here, not at exit where it cannot be caught
+        return code
+    except BrokenPipeError:
+        # The reader of stdout is gone (`zoo list | head -1`): stop quietly, with the code of a
+        # process ended by SIGPIPE (128 + 13), as cat or grep in its place would; stdout goes to
+        # devnull so that flushing it again at exit does not fail too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except ZooError as exc:
         if args.debug:
             raise
         print(f"error: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if args.debug:
             raise
-        print("interrupted", file=sys.stderr)
-        return 130
+        code = exit_code(exc)
+        print("interrupted" if code == 130 else "terminated", file=sys.stderr)
+        return code
     except Exception as exc:  # an unexpected failure: short message, details with --debug
         if args.debug:
             raise

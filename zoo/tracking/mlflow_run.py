@@ -4,6 +4,7 @@ The default store is embedded (``sqlite:///mlruns.db`` in the working directory,
 ``mlartifacts/`` beside it); a tracking server is used when given by URI (``--tracking-uri``,
 ``tracking.uri`` or ``MLFLOW_TRACKING_URI``). Several processes may open the same store at once,
 even one that does not exist yet, and create the same experiment (see :mod:`.store_lock`).
+A run records the process that writes it; ``--resume`` takes it over only as :mod:`.owner` allows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..errors import InputError, ZooError
+from . import owner
 from .params import chunks
 from .store_lock import store_lock
 
@@ -24,6 +26,7 @@ for _name in ("mlflow", "alembic", "sqlalchemy"):
     logging.getLogger(_name).setLevel(logging.WARNING)
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
+os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 
 
 def resolve_uri(cli_uri: str | None, spec_uri: str | None) -> str:
@@ -95,6 +98,7 @@ class MlflowRun:
         self.uri = uri
         self.client = open_client(uri)
         self.run_id: str | None = None
+        self.ended = False  # finish() was called: the run is no longer written
 
     def _experiment_id(self, name: str) -> str:
         """The experiment ``name``, created if missing; another process may create it meanwhile."""
@@ -120,6 +124,7 @@ class MlflowRun:
     def start(self, experiment: str, run_name: str, tags: dict[str, str]) -> str:
         from mlflow.exceptions import MlflowException
 
+        tags = {**tags, owner.TAG: owner.describe()}
         try:
             run = self.client.create_run(self._experiment_id(experiment), run_name=run_name,
                                          tags=tags)
@@ -128,16 +133,35 @@ class MlflowRun:
         self.run_id = run.info.run_id
         return self.run_id
 
-    def attach(self, run_id: str) -> None:
-        """Continue an existing run (``zoo run --resume``)."""
+    def claim(self, run_id: str, needs: tuple[str, ...], force: bool = False) -> str | None:
+        """Take over ``run_id`` to resume it: RUNNING, written by this process. Refused, with
+        nothing written, if the run does not exist, finished, may still be written by another
+        process (:func:`.owner.check_resumable`) or lacks an artifact of ``needs``; a run so
+        left RUNNING by a process that is gone is marked KILLED. On a SQLite store the check
+        and the take-over are one step under the store's lock. A note for the user, or None."""
         from mlflow.exceptions import MlflowException
 
-        try:
-            self.client.get_run(run_id)
-        except MlflowException:
-            raise InputError(f"no run '{run_id}' in tracking store {self.uri}") from None
+        with store_lock(_sqlite_path(self.uri)):
+            try:
+                run = self.client.get_run(run_id)
+            except MlflowException:
+                raise InputError(f"no run '{run_id}' in tracking store {self.uri}") from None
+            writer = run.data.tags.get(owner.TAG)
+            note = owner.check_resumable(run_id, run.info.status, writer, force)
+            if missing := [p for p in needs if not self._has(run_id, p)]:
+                if run.info.status == "RUNNING" and owner.alive(writer) is False:
+                    self.client.set_terminated(run_id, "KILLED")
+                raise InputError(f"run {run_id} has no {missing[0]}: it stopped before its "
+                                 f"first epoch ended and cannot be resumed; start it again "
+                                 f"with zoo run")
+            self.client.set_tag(run_id, owner.TAG, owner.describe())
+            self.client.update_run(run_id, status="RUNNING")
         self.run_id = run_id
-        self.client.update_run(run_id, status="RUNNING")
+        return note
+
+    def _has(self, run_id: str, path: str) -> bool:
+        folder = os.path.dirname(path) or None
+        return any(a.path == path for a in self.client.list_artifacts(run_id, folder))
 
     def log_params(self, params: dict[str, str]) -> None:
         from mlflow.entities import Param
@@ -185,5 +209,7 @@ class MlflowRun:
         return self.client.get_run(self.run_id).data.params
 
     def finish(self, status: str = "FINISHED") -> None:
-        if self.run_id is not None:
+        """End the run in ``status``, once; later calls do nothing."""
+        if self.run_id is not None and not self.ended:
             self.client.set_terminated(self.run_id, status)
+            self.ended = True
