@@ -96,7 +96,7 @@ def _prepare(spec: Any, bundle: DataBundle) -> Splits:
 class _Session:
     """Shared machinery of a new run and a resumed one."""
 
-    def __init__(self, spec: Any, opts: RunOptions, tracker: MlflowRun):
+    def __init__(self, spec: Any, opts: RunOptions, tracker: MlflowRun | None):
         self.spec, self.opts, self.tracker = spec, opts, tracker
         self.device = _device(opts.device or spec.device)
         self.dtype = getattr(torch, spec.train.dtype)
@@ -185,8 +185,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
             update={"epochs": 1, "drop_last": False})})
     uri = resolve_uri(opts.tracking_uri, spec.tracking.uri)
     check_store(uri)
-    tracker = MlflowRun(uri)
-    session = _Session(spec, opts, tracker)
+    session = _Session(spec, opts, None)  # bad data fails here, before the store is written
+    tracker = session.tracker = MlflowRun(uri)
     implementation = getattr(session.model.body, "implementation_used", "generic")
     with _ended(tracker, lambda: session.resumable):
         with interrupts_deferred():

@@ -487,3 +487,23 @@ def test_zoo_run_on_an_irregular_csv(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     assert code == 0, out.err
     assert "finished" in out.out and "test/accuracy" in out.out and "test/loss" in out.out
+
+
+def test_a_data_error_writes_nothing(tmp_path, monkeypatch, capsys):
+    """A bad file stops ``zoo run`` before the tracking store exists: no store, no run."""
+    (tmp_path / "bad.csv").write_text("patient,hour,hr,outcome\np1,0,60,well\np1,0,61,well\n"
+                                      "p2,0,70,sick\np2,1,71,sick\n")
+    (tmp_path / "bad.yaml").write_text(
+        "data: {kind: table, path: bad.csv, id: patient, time: hour, label: outcome,\n"
+        "       classes: [well, sick], split: {ratios: [0.5, 0.25, 0.25]}}\n"
+        "model:\n"
+        "  control: {kind: natural_cubic}\n"
+        "  field: {kind: ncde, hidden: 4, hidden_hidden: 4, layers: 1}\n"
+        "  solver: {kind: torchdiffeq, method: rk4, step_size: 0.5}\n"
+        "  readout: {kind: classify}\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "bad.yaml", "--no-progress", "--tracking-uri",
+                 f"sqlite:///{tmp_path / 'mlruns.db'}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bad.csv" in err and "Traceback" not in err
+    assert not (tmp_path / "mlruns.db").exists()
