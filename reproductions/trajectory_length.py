@@ -36,7 +36,7 @@ DRAWN = [*sorted((ROOT / "specs/hasani2021/table2").rglob("*.yaml")),
          *sorted((ROOT / "specs/hasani2021/figure2").rglob("*.yaml"))]
 
 
-def measure(tracker: MlflowRun, spec) -> dict[str, float]:
+def measure(uri: str, spec) -> dict[str, float]:
     """Build ``spec``'s random network, measure it on the test split, log it as a run."""
     bundle = spec.data.load()
     split = bundle.test
@@ -51,6 +51,7 @@ def measure(tracker: MlflowRun, spec) -> dict[str, float]:
     metrics = {"test/depth": out.steps / samples, "test/trajectory_length": out.length[0].item(),
                "test/explained_variance": out.explained[0].item(), "test/nfe": out.nfe,
                "time/measure_seconds": time.perf_counter() - start}
+    tracker = MlflowRun(uri)
     start_tracked(tracker, spec, model, bundle, torch.device("cpu"), {
         "zoo.smoke": "false", "zoo.trained": "false", "zoo.implementation": "generic"})
     tracker.log_metrics(metrics, step=0)
@@ -75,8 +76,7 @@ def main() -> None:
                     help="weight draws per Table 2 spec: seeds 1..N (Figure 2: its spec's seeds)")
     ap.add_argument("--tracking-uri", default="sqlite:///mlruns.db")
     args = ap.parse_args()
-    torch.set_num_threads(1)
-    tracker = MlflowRun(args.tracking_uri)
+    torch.set_num_threads(1)  # the lengths of chaotic networks change with float rounding
     for spec_path in args.specs:
         recipe, _ = load_spec(spec_path)
         seeds = (recipe.train.seeds if "figure2" in recipe.reproduces
@@ -86,7 +86,7 @@ def main() -> None:
         label = recipe.reproduces + (f" [{recipe.variant}]" if recipe.variant else "")
         for seed in tqdm(seeds, desc=label, unit="draw", leave=False):
             spec = recipe.model_copy(update={"seed": seed})
-            metrics = logged.get(seed) or measure(tracker, spec)
+            metrics = logged.get(seed) or measure(args.tracking_uri, spec)
             depths.append(metrics["test/depth"])
             lengths.append(metrics["test/trajectory_length"])
         sd = statistics.pstdev(depths) if len(depths) > 1 else 0.0
