@@ -197,11 +197,21 @@ def test_sigterm_before_the_first_checkpoint(write_spec, tiny_spec, tmp_path, tm
     assert client.get_run(run.info.run_id).info.status == "KILLED"
 
 
-def test_temporary_folders_are_removed(write_spec, tiny_spec, tmp_path, tmp, capsys):
+def test_temporary_folders_are_removed(write_spec, tiny_spec, tmp_path, tmp, capsys,
+                                       monkeypatch):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     assert main(["run", str(write_spec(tiny_spec)), "--no-progress", "--tracking-uri", uri]) == 0
     assert leftovers(tmp) == []
-    tiny_spec["train"]["select"] = "val/nope"  # fails at the first evaluation, run created
+    # a run that fails at its first evaluation, once created: validation now refuses a select
+    # metric the readout does not report, so the loop's own check (the safety net for readouts
+    # that declare no metric names) is made to fail instead
+    from zoo.errors import InputError
+    from zoo.training.loop import Trainer
+
+    def unrecorded(self, record):
+        raise InputError("train.select: metric 'val/nope' is not recorded")
+
+    monkeypatch.setattr(Trainer, "_check_watched", unrecorded)
     tiny_spec["tracking"] = {"experiment": "failing"}
     assert main(["run", str(write_spec(tiny_spec)), "--no-progress", "--tracking-uri", uri]) == 2
     assert "val/nope" in capsys.readouterr().err

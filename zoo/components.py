@@ -7,9 +7,14 @@ adds constraints that span several sections of the spec (it returns located mess
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .limits import BatchSize, Epochs, Layers, Seed, Width  # noqa: F401  (for plugins' options)
 
 if TYPE_CHECKING:
     import torch
@@ -29,12 +34,33 @@ class ComponentConfig(BaseModel):
         return []
 
 
+#: the task a stored model was trained on, while its spec is validated (:func:`stored_task`)
+_STORED_TASK: ContextVar[TaskInfo | None] = ContextVar("stored_task", default=None)
+
+
+@contextmanager
+def stored_task(task: TaskInfo) -> Iterator[None]:
+    """Within the block, datasets whose :meth:`DatasetConfig.task` reads their files answer
+    ``task`` instead: a checkpoint's spec validates without its training data."""
+    token = _STORED_TASK.set(task)
+    try:
+        yield
+    finally:
+        _STORED_TASK.reset(token)
+
+
 class DatasetConfig(ComponentConfig):
     """A dataset: how to obtain, verify, preprocess and split it."""
 
     def task(self) -> TaskInfo:
-        """What is predicted (known without loading the data, for validation)."""
+        """What is predicted (known without loading the data, for validation; a dataset that
+        reads its files for it answers :func:`stored_task`'s task when one is set)."""
         raise NotImplementedError
+
+    @staticmethod
+    def known_task() -> TaskInfo | None:
+        """The task set by :func:`stored_task`, else ``None``."""
+        return _STORED_TASK.get()
 
     def load(self, smoke: bool = False) -> DataBundle:
         """Train/val/test splits as tensors on a common time grid (NaN = not observed)."""
@@ -76,6 +102,9 @@ class FieldConfig(ComponentConfig):
     solvers: ClassVar[tuple[str, ...]] = ("torchdiffeq",)
     #: a solver section that suits the family when nothing else is known (examples, tests)
     example_solver: ClassVar[dict] = {"kind": "torchdiffeq", "method": "rk4"}
+    #: False for discrete updates that no solver enters (the LTC suite's LSTM, CT-GRU): the
+    #: spec may then leave ``model.solver`` out, and ``example_solver`` stands in for it
+    needs_solver: ClassVar[bool] = True
 
     def build(self, ctx: BuildContext) -> nn.Module:
         """The model body: ``forward(path, batch) -> features`` with attribute ``features``."""
@@ -126,6 +155,16 @@ class ReadoutConfig(ComponentConfig):
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
         """Metrics on a whole split (outputs concatenated over batches)."""
         raise NotImplementedError
+
+    #: the names of the metrics :meth:`metrics` reports (``None``: not declared, and then the
+    #: metrics that ``train.select``, the stopping monitors and the schedule watch are checked
+    #: only for their prefix)
+    metric_names: ClassVar[tuple[str, ...] | None] = None
+
+    def reported_metrics(self) -> tuple[str, ...] | None:
+        """The names :meth:`metrics` reports with these options (default: ``metric_names``);
+        validation checks every watched ``val/<name>`` and ``train_eval/<name>`` against them."""
+        return self.metric_names
 
     #: metric that selects the checkpoint when ``train.select`` is not given, and its direction
     default_metric: ClassVar[tuple[str, str]] = ("loss", "min")

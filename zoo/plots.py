@@ -1,15 +1,11 @@
-"""Figures logged with a run."""
+"""Figures logged with a run, drawn with matplotlib's object API: no pyplot, no backend
+selected, so a notebook's matplotlib settings are left as they are."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .spec.sections import TRAIN_EVAL  # noqa: E402
+from .spec.sections import TRAIN_EVAL
 
 
 def learning_curves(history: list[dict], path: Path, title: str) -> Path:
@@ -18,7 +14,10 @@ def learning_curves(history: list[dict], path: Path, title: str) -> Path:
                     if k.startswith(("val/", f"{TRAIN_EVAL}/"))})
     panels = [("train/loss", ["train/loss"])]
     panels += [(name, [f"{TRAIN_EVAL}/{name}", f"val/{name}"]) for name in names]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2), squeeze=False)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(4 * len(panels), 3.2))
+    axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, (name, keys) in zip(axes[0], panels):
         for key in keys:
             points = [(r["epoch"], r[key]) for r in history if key in r]
@@ -32,5 +31,4 @@ def learning_curves(history: list[dict], path: Path, title: str) -> Path:
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path

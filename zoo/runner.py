@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import yaml
@@ -51,6 +51,8 @@ class RunOptions:
     smoke: bool = False
     progress: bool = True
     force: bool = False  # resume a RUNNING run whose process zoo cannot check (see tracking.owner)
+    #: switch glibc's allocator to keep freed blocks (process-wide: the CLI asks for it)
+    keep_freed_blocks: bool = False
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
 
 
@@ -124,7 +126,7 @@ class _Session:
             state = self.trainer.state
             if state.best_epoch == record["epoch"]:
                 path = self.workdir / "best.pt"
-                atomic_save(best_payload(self.model, state.best_model), path)
+                atomic_save(best_payload(self.model, state.best_model, self.bundle.info), path)
                 self.tracker.log_file(path, "checkpoints")
             last = self.workdir / "last.pt"
             atomic_save(self.trainer.snapshot(), last)
@@ -175,7 +177,7 @@ def _ended(tracker: MlflowRun, resumable: Callable[[], bool]) -> Iterator[None]:
 
 def run(spec: Any, opts: RunOptions) -> RunResult:
     """Train ``spec`` in a new MLflow run."""
-    allocator = keep_freed_blocks()
+    allocator = keep_freed_blocks() if opts.keep_freed_blocks else "system (not changed)"
     if opts.seed is not None:
         spec = spec.model_copy(update={"seed": opts.seed})
     if opts.smoke:
@@ -232,6 +234,8 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
     """
     uri = resolve_uri(opts.tracking_uri, None)
     check_store(uri)
+    if opts.keep_freed_blocks:
+        keep_freed_blocks()
     tracker = MlflowRun(uri)
     with interrupts_deferred():
         note = tracker.claim(run_id, ("spec.yaml", "checkpoints/last.pt"), opts.force)
@@ -255,3 +259,38 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
                     tracker.log_metrics(record, step=record["epoch"])
         opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
         return session.train()
+
+
+class SpecRun(NamedTuple):
+    """What :func:`run_spec` returns: ``run_id, model = zoo.run_spec(...)``."""
+
+    run_id: str
+    model: Any  # zoo.predict.TrainedModel
+
+
+def run_spec(spec: dict | str | Path, *, overrides: list[str] | tuple[str, ...] = (),
+             seed: int | None = None, device: str | None = None,
+             tracking_uri: str | None = None, smoke: bool = False, progress: bool = True,
+             keep_freed_blocks: bool = False) -> SpecRun:
+    """Validate and train ``spec`` in a new MLflow run, as ``zoo run`` does: a spec file, or a
+    dict as the YAML would read (relative data paths: to the working directory). ``overrides``
+    are ``-o`` values (``"train.epochs=5"``); ``keep_freed_blocks`` switches the process's
+    allocator as ``zoo run`` does (docs/performance.md). The run id and the trained model (its
+    best checkpoint, as :func:`zoo.load_model` gives it)."""
+    import copy
+
+    from .predict import load_model
+    from .spec.source import Loc, Source
+    from .spec.validate import apply_overrides, load_spec, validate_source
+
+    if isinstance(spec, dict):
+        src = Source(copy.deepcopy(spec), {}, {}, Loc("<spec dict>", 0, 0))
+        apply_overrides(src, list(overrides))
+        resolved = validate_source(src)
+    else:
+        resolved, _ = load_spec(spec, list(overrides))
+    opts = RunOptions(seed=seed, device=device, tracking_uri=tracking_uri, smoke=smoke,
+                      progress=progress, keep_freed_blocks=keep_freed_blocks)
+    result = run(resolved, opts)
+    return SpecRun(result.run_id, load_model(result.run_id, tracking_uri=result.uri,
+                                             device=device))

@@ -53,7 +53,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..tracking.mlflow_run import ui_command
 
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
-                             smoke=args.smoke, progress=not args.no_progress, force=args.force)
+                             smoke=args.smoke, progress=not args.no_progress, force=args.force,
+                             keep_freed_blocks=True)  # the process is zoo's own
     if args.resume:
         if args.spec or args.override or args.seed is not None:
             raise InputError("--resume continues a run with its own spec; do not pass a spec, "

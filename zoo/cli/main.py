@@ -15,7 +15,7 @@ import warnings
 from .. import __version__
 from ..errors import ZooError
 from ..tracking.deferred_interrupt import exit_code
-from . import commands, data, report, sweep
+from . import commands, data, predict, report, sweep
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.register(sub)
+    predict.register(sub)
     data.register(sub)
     sweep.register(sub)
     report.register(sub)

@@ -6,6 +6,7 @@ import torch
 from pydantic import Field, PositiveInt
 
 from ..components import DatasetConfig
+from ..limits import Seed
 from ..series import DataBundle, SeriesSplit
 
 
@@ -15,7 +16,7 @@ class GeneratedDataset(DatasetConfig):
     n_train: PositiveInt = 512
     n_val: PositiveInt = 128
     n_test: PositiveInt = 256
-    data_seed: int = Field(0, description="seed of the generator (independent of the run seed)")
+    data_seed: Seed = Field(0, description="seed of the generator (independent of the run seed)")
 
     def _split(self, n: int, gen: torch.Generator) -> SeriesSplit:
         raise NotImplementedError

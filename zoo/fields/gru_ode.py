@@ -19,11 +19,12 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..limits import Width
 from .initial_state import InitialState
 from .solved_body import SolvedBody
 
@@ -89,7 +90,7 @@ class GRUODEConfig(FieldConfig):
     """GRU-ODE (Kidger et al.'s direct-NODE baseline): state [X − X(t0), h], time channel 0."""
 
     kind: Literal["gru_ode"] = "gru_ode"
-    hidden: PositiveInt = Field(47, description="GRU state size h (Speech 160, Sepsis 187, UEA 47)")
+    hidden: Width = Field(47, description="GRU state size h (Speech 160, Sepsis 187, UEA 47)")
 
     requires = frozenset({"derivative"})
     initials = ("zeros", "static")

@@ -24,13 +24,14 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 from torch.nn import functional as F
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
 from ..fast.control_stages import value_and_derivative
+from ..limits import Layers, Width
 from .initial_state import InitialState
 from .solved_body import SolvedBody
 
@@ -104,8 +105,8 @@ class JacobianConfig(FieldConfig):
     """Jacobian NCDE (paper c): implicit-RNN field via Jacobian-vector products, O(h²) weights."""
 
     kind: Literal["jacobian"] = "jacobian"
-    hidden: PositiveInt = Field(128, description="state size h (= RNN width)")
-    taylor_terms: PositiveInt = Field(
+    hidden: Width = Field(128, description="state size h (= RNN width)")
+    taylor_terms: Layers = Field(
         3, description="terms of (I − J_h)^{-1} = I + J_h + …: 3 in the code, 2 in the paper")
     relu_derivative: Literal["sigmoid", "exact"] = Field(
         "sigmoid", description="ReLU′ in the Jacobians: σ(l1) as in the code, or the exact step")

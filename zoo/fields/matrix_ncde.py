@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..limits import Width
 from .cde_body import CDEBody
 from .initial_state import InitialState
 from .ncde import FinalTanh
@@ -24,7 +25,7 @@ class MatrixNCDEConfig(FieldConfig):
     """Matrix Neural CDE (paper c baseline): tanh(W₂ ReLU(W₁h)) as an h × u matrix, O(u·h²)."""
 
     kind: Literal["matrix_ncde"] = "matrix_ncde"
-    hidden: PositiveInt = Field(128, description="state size h (= width of the hidden layer)")
+    hidden: Width = Field(128, description="state size h (= width of the hidden layer)")
 
     requires = frozenset({"evaluate", "derivative"})
     initials = ("zeros", "first_observation")

@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..limits import Layers, Width
 from .cde_body import CDEBody
 from .initial_state import InitialState
 
@@ -48,9 +49,9 @@ class NCDEConfig(FieldConfig):
     """Neural CDE with Kidger's FinalTanh vector field."""
 
     kind: Literal["ncde"] = "ncde"
-    hidden: PositiveInt = Field(32, description="state size h")
-    hidden_hidden: PositiveInt = Field(32, description="width hh of the vector-field MLP")
-    layers: PositiveInt = Field(3, description="number of hidden layers of the MLP")
+    hidden: Width = Field(32, description="state size h")
+    hidden_hidden: Width = Field(32, description="width hh of the vector-field MLP")
+    layers: Layers = Field(3, description="number of hidden layers of the MLP")
 
     requires = frozenset({"evaluate", "derivative"})
     initials = ("first_observation", "static")

@@ -21,11 +21,12 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..limits import Layers, Width
 from .initial_state import InitialState
 from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
@@ -77,9 +78,9 @@ class NRDEConfig(FieldConfig):
     """Neural RDE (Morrill et al.): dh/dt = F(h)·log-signature piece (a ``logsig`` control)."""
 
     kind: Literal["nrde"] = "nrde"
-    hidden: PositiveInt = Field(32, description="state size h")
-    hidden_hidden: PositiveInt = Field(64, description="width hh of the vector-field MLP")
-    layers: PositiveInt = Field(3, description="number of hidden layers of the MLP")
+    hidden: Width = Field(32, description="state size h")
+    hidden_hidden: Width = Field(64, description="width hh of the vector-field MLP")
+    layers: Layers = Field(3, description="number of hidden layers of the MLP")
     share_hidden_weights: bool = Field(
         True, description="one shared Linear(hh→hh) for all repeated layers, as in the code")
     tanh_position: Literal["before_out", "final"] = Field(

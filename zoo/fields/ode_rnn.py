@@ -19,11 +19,12 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
 from ..components import FieldConfig
+from ..limits import Layers, Width
 from .initial import final_states, step_states
 from .initial_state import InitialState
 
@@ -75,9 +76,9 @@ class ODERNNConfig(FieldConfig):
     """ODE-RNN (Kidger's version): Tanh-MLP ODE between observations, GRUCell jump at each one."""
 
     kind: Literal["ode_rnn"] = "ode_rnn"
-    hidden: PositiveInt = Field(32, description="state size h")
-    hidden_hidden: PositiveInt = Field(32, description="width hh of the ODE's MLP")
-    layers: PositiveInt = Field(3, description="number of hidden layers of the MLP")
+    hidden: Width = Field(32, description="state size h")
+    hidden_hidden: Width = Field(32, description="width hh of the ODE's MLP")
+    layers: Layers = Field(3, description="number of hidden layers of the MLP")
 
     requires = frozenset()  # either "evaluate" or "steps": see check()
     initials = ("zeros", "static")

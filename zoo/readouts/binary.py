@@ -29,6 +29,7 @@ class BinaryConfig(ReadoutConfig):
 
     tasks: ClassVar[tuple[str, ...]] = ("binary",)
     default_metric: ClassVar[tuple[str, str]] = ("auc", "max")
+    metric_names: ClassVar[tuple[str, ...]] = ("loss", "accuracy", "auc", "average_precision")
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
         return self.linear(features, 1)

@@ -42,6 +42,11 @@ class ClassifyConfig(ReadoutConfig):
 
     tasks: ClassVar[tuple[str, ...]] = ("multiclass",)
     default_metric: ClassVar[tuple[str, str]] = ("accuracy", "max")
+    metric_names: ClassVar[tuple[str, ...]] = ("loss", "accuracy", "f1_macro", "f1")
+
+    def reported_metrics(self) -> tuple[str, ...]:
+        """``f1`` (of class ``f1_positive``) when that is set, else ``f1_macro``."""
+        return ("loss", "accuracy", "f1" if self.f1_positive is not None else "f1_macro")
 
     def check(self, spec) -> list[tuple[str, str]]:
         n = spec.data.task().n_outputs

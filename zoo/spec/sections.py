@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+
+from ..limits import BatchSize, Epochs, Seed, Width
 
 
 #: metric prefix of the training split evaluated like val (``evaluate_train``)
 TRAIN_EVAL = "train_eval"
 #: evaluated metric loss + weight penalty (recorded when ``weight_penalty`` > 0)
 OBJECTIVE = "objective"
+#: metrics recorded after every epoch (zoo/training/loop.py ``_train_epoch``)
+EPOCH_METRICS = ("train/loss", "time/epoch_seconds", "solver/nfe", "lr")
 
 Mode = Literal["min", "max"]
 DeltaMode = Literal["abs", "rel"]
@@ -28,7 +32,7 @@ class InitialSpec(Section):
     """Where the initial state comes from (``auto``: the field family's default)."""
 
     kind: Literal["auto", "first_observation", "static", "zeros", "first_update"] = "auto"
-    hidden: PositiveInt = Field(256, description="width of the static-feature network")
+    hidden: Width = Field(256, description="width of the static-feature network")
 
 
 class OptimizerSpec(Section):
@@ -37,8 +41,16 @@ class OptimizerSpec(Section):
     lr_batch_scaling: bool = Field(
         False, description="multiply lr by batch_size/32, as the FWP/NCDE authors' code does")
     weight_decay: float = Field(0.0, ge=0)
-    betas: tuple[float, float] = (0.9, 0.999)
+    betas: tuple[float, float] = Field(
+        (0.9, 0.999), description="Adam's (β1, β2): decay rates of the moment estimates")
     eps: float = Field(1e-8, gt=0)
+
+    @field_validator("betas", mode="before")
+    @classmethod
+    def _two_betas(cls, value):
+        if isinstance(value, (list, tuple)) and len(value) != 2:
+            raise ValueError(f"expects 2 values (β1, β2), got {len(value)}")
+        return value
 
 
 class ScheduleSpec(Section):
@@ -113,9 +125,9 @@ class StoppingSpec(Section):
 
 
 class TrainSpec(Section):
-    epochs: PositiveInt = 10
-    batch_size: PositiveInt = 32
-    eval_batch_size: PositiveInt | None = None
+    epochs: Epochs = 10
+    batch_size: BatchSize = 32
+    eval_batch_size: BatchSize | None = None
     eval_every: PositiveInt = Field(1, description="evaluate every N epochs (and at the last)")
     eval_first: PositiveInt | None = Field(
         None, description="epoch of the first evaluation, then every eval_every epochs (and at "
@@ -144,13 +156,35 @@ class TrainSpec(Section):
         "vector field's), without_static (all but the static-feature initial-state network's)")
     grad_clip: float | None = Field(None, gt=0)
     dtype: Literal["float32", "float64"] = "float32"
-    seeds: list[int] = Field([0], min_length=1, description="seeds a sweep runs by default")
+    seeds: list[Seed] = Field([0], min_length=1, description="seeds a sweep runs by default")
 
     def evaluates(self, epoch: int) -> bool:
         """Whether validation (and ``evaluate_train``) is evaluated after ``epoch`` (1-based):
         at ``eval_first``, every ``eval_every`` epochs after it, and at the last epoch."""
         first = self.eval_every if self.eval_first is None else self.eval_first
         return (epoch >= first and (epoch - first) % self.eval_every == 0) or epoch == self.epochs
+
+    def watched_metrics(self) -> list[tuple[str, str]]:
+        """``(dotted spec path, metric)`` of every metric the recipe watches: ``select``, the
+        stopping monitor(s) and the plateau schedule's monitor."""
+        watched = [("train.select", self.select)] if self.select is not None else []
+        if self.stopping.monitors is not None:
+            watched += [(f"train.stopping.monitors.{i}.metric", m.metric)
+                        for i, m in enumerate(self.stopping.monitors)]
+        elif self.stopping.monitor is not None:
+            watched.append(("train.stopping.monitor", self.stopping.monitor))
+        if self.schedule.kind != "none":
+            watched.append(("train.schedule.monitor", self.schedule.monitor))
+        return watched
+
+    def recorded_metrics(self, evaluated: tuple[str, ...] | None) -> list[str]:
+        """Every metric a run records, given the names the readout reports (``evaluated``;
+        ``None``: unknown, only the per-epoch metrics are listed)."""
+        names = list(evaluated or ())
+        if names and self.weight_penalty:
+            names.append(OBJECTIVE)
+        prefixes = ["val"] + ([TRAIN_EVAL] if self.evaluate_train else [])
+        return list(EPOCH_METRICS) + [f"{p}/{n}" for p in prefixes for n in names]
 
     @model_validator(mode="after")
     def _watched_metrics_recorded(self) -> TrainSpec:

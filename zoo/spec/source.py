@@ -2,8 +2,10 @@
 
 A spec may start with ``extends: other.yaml`` (or a list of files, paths relative to it): the
 named files are loaded first and this file's mappings are deep-merged over them (lists and
-scalars replace). Every value keeps the file, line and column it was written at, so validation
-errors point at the right file even for inherited settings.
+scalars replace; a component section that sets another ``kind`` than the one it merges over
+replaces it, so the options of the old kind are not inherited). Every value keeps the file,
+line and column it was written at, so validation errors point at the right file even for
+inherited settings. YAML anchors, aliases and merge keys (``<<: *anchor``) are supported.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, SpecError
+from .schema import PLUGIN_SECTIONS
 
 Key = tuple[str | int, ...]
 
@@ -52,28 +55,90 @@ def _mark(file: str, node: yaml.Node) -> Loc:
     return Loc(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _convert(node: yaml.Node, file: str, path: Key, src: Source) -> Any:
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _convert(node: yaml.Node, file: str, path: Key, src: Source,
+             active: tuple[int, ...] = ()) -> Any:
     src.values[path] = _mark(file, node)
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        if id(node) in active:
+            raise SpecError([f"{_mark(file, node)}: {'.'.join(map(str, path)) or '<spec>'}: "
+                             f"an alias refers to the collection that contains it (a recursive "
+                             f"anchor); write the values out instead"])
+        active = active + (id(node),)
     if isinstance(node, yaml.MappingNode):
-        out = {}
-        for knode, vnode in node.value:
+        out: dict = {}
+        written: set = set()
+        for knode, vnode, explicit in _pairs(node, file, path):
+            if not isinstance(knode, yaml.ScalarNode):
+                raise SpecError([f"{_mark(file, knode)}: {'.'.join(map(str, path)) or '<spec>'}: "
+                                 f"a key must be a plain name, not {_node_kind(knode)}"])
             key = _scalar(knode, file)
-            if key in out:
-                raise SpecError([f"{_mark(file, knode)}: {'.'.join(map(str, path + (key,)))}: "
+            p = path + (key,)
+            if explicit and key in written:
+                raise SpecError([f"{_mark(file, knode)}: {'.'.join(map(str, p))}: "
                                  f"duplicate key '{key}'"])
-            src.keys[path + (key,)] = _mark(file, knode)
-            out[key] = _convert(vnode, file, path + (key,), src)
+            if explicit:
+                written.add(key)
+            if key in out:  # a merged (<<) value overridden: forget where it came from
+                _forget(src, p)
+            src.keys[p] = _mark(file, knode)
+            out[key] = _convert(vnode, file, p, src, active)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_convert(v, file, path + (i,), src) for i, v in enumerate(node.value)]
+        return [_convert(v, file, path + (i,), src, active) for i, v in enumerate(node.value)]
     return _scalar(node, file)
+
+
+def _pairs(node: yaml.MappingNode, file: str, path: Key, depth: int = 0
+           ) -> list[tuple[yaml.Node, yaml.Node, bool]]:
+    """The ``(key, value, explicit)`` node pairs of a mapping with its merge keys resolved, as
+    YAML defines them: ``<<: *a`` (or ``<<: [*a, *b]``, the earlier mapping winning) inserts
+    the keys of the aliased mappings that the mapping does not set itself. Merged pairs come
+    first, so the mapping's own keys override them."""
+    if depth > 100:
+        raise SpecError([f"{_mark(file, node)}: {'.'.join(map(str, path)) or '<spec>'}: merge "
+                         f"keys (<<) nested too deeply (a recursive anchor?)"])
+    merged: list[tuple[yaml.Node, yaml.Node, bool]] = []
+    own: list[tuple[yaml.Node, yaml.Node, bool]] = []
+    for knode, vnode in node.value:
+        if knode.tag != MERGE_TAG:
+            own.append((knode, vnode, True))
+            continue
+        sources = vnode.value if isinstance(vnode, yaml.SequenceNode) else [vnode]
+        for source in reversed(sources):  # the first listed mapping wins: merge it last
+            if not isinstance(source, yaml.MappingNode):
+                raise SpecError([f"{_mark(file, source)}: "
+                                 f"{'.'.join(map(str, path)) or '<spec>'}: the merge key '<<' "
+                                 f"takes a mapping (<<: *anchor) or a list of mappings "
+                                 f"(<<: [*a, *b]), not {_node_kind(source)}"])
+            merged += [(k, v, False) for k, v, _ in _pairs(source, file, path, depth + 1)]
+    return merged + own
+
+
+def _node_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    value = node.value if isinstance(node, yaml.ScalarNode) else None
+    return f"the value '{value}'" if value not in (None, "") else "an empty value"
+
+
+def _forget(src: Source, path: Key) -> None:
+    """Drop the recorded locations of ``path`` and everything below it."""
+    for table in (src.values, src.keys):
+        for k in [k for k in table if k[:len(path)] == path]:
+            del table[k]
 
 
 def _scalar(node: yaml.Node, file: str) -> Any:
     try:
         return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
     except yaml.YAMLError as exc:
-        raise SpecError([f"{_mark(file, node)}: cannot read value: {exc}"]) from None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError([f"{_mark(file, node)}: cannot read value: {problem}"]) from None
 
 
 def parse_text(text: str, file: str) -> Source:
@@ -141,7 +206,8 @@ def merge(base: Source, over: Source, path: Key = ()) -> None:
 def _merge_into(dst: dict, src: dict, path: Key, base: Source, over: Source) -> None:
     for key, value in src.items():
         p = path + (key,)
-        if isinstance(value, dict) and isinstance(dst.get(key), dict):
+        if isinstance(value, dict) and isinstance(dst.get(key), dict) and \
+                not _swaps_kind(p, dst[key], value):
             if p in over.keys:
                 base.keys[p] = over.keys[p]
             _merge_into(dst[key], value, p, base, over)
@@ -151,3 +217,10 @@ def _merge_into(dst: dict, src: dict, path: Key, base: Source, over: Source) -> 
                 del table_b[k]
             table_b.update({k: v for k, v in table_o.items() if k[:len(p)] == p})
         dst[key] = value
+
+
+def _swaps_kind(path: Key, old: dict, new: dict) -> bool:
+    """Whether ``new`` replaces the component ``old`` by one of another kind (then the old
+    kind's options are not inherited)."""
+    return path in PLUGIN_SECTIONS and "kind" in old and "kind" in new and \
+        old["kind"] != new["kind"]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import copy
 import re
+import signal
+import threading
+import time
 import typing
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +19,10 @@ from pydantic import BaseModel, ValidationError
 
 from .. import registry
 from ..errors import InputError, PluginError, SpecError
+from ..limits import MAX_PARAMETERS
 from ..suggest import did_you_mean
 from .schema import PLUGIN_SECTIONS, spec_model
+from .sections import EPOCH_METRICS, TRAIN_EVAL
 from .source import Key, Loc, Source, read_spec_file
 
 
@@ -138,10 +146,68 @@ def _format(err: dict, src: Source) -> str:
         value = err.get("input")
         return (f"{src.where(path)}: {dotted}: {value!r} is not one of "
                 f"{', '.join(choices)}{did_you_mean(value, choices)}")
+    if err.get("input", ...) is None and kind in ("model_attributes_type", "dict_type",
+                                                  "model_type") and _plugin_group(path):
+        return (f"{src.where(path)}: {dotted}: is empty (null); it needs a mapping with a kind"
+                f"{_missing_hint(path, src)}")
+    if isinstance(err.get("input"), bool) and kind in _NUMBER_CONSTRAINTS:
+        return (f"{src.where(path)}: {dotted}: expects a number, got the boolean "
+                f"{str(err['input']).lower()}{_YAML_BOOLEANS}")
     if kind == "missing":
-        return f"{src.where(path[:-1])}: {dotted}: required key is missing"
+        items = _node(src.data, path)
+        if isinstance(err["loc"][-1], int) and isinstance(items, list):  # a tuple too short
+            return (f"{src.where(path)}: {dotted}: expects {_tuple_length(path, src)} values, "
+                    f"got {len(items)}")
+        return (f"{src.where(path[:-1])}: {dotted}: required key is missing"
+                f"{_missing_hint(path, src)}")
+    if kind == "too_long" and isinstance(_node(src.data, path), list):
+        most = "" if ctx.get("field_type") == "Tuple" else "at most "
+        return (f"{src.where(path)}: {dotted}: expects {most}{ctx.get('max_length', '?')} "
+                f"values, got {ctx.get('actual_length', len(_node(src.data, path)))}")
     message = re.sub(r"^(Value|Assertion) error, ", "", err["msg"])
     return f"{src.where(path)}: {dotted}: {message}"
+
+
+#: Pydantic error types of a number's constraints (a boolean read as 0 or 1 can fail them)
+_NUMBER_CONSTRAINTS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal",
+                       "multiple_of", "finite_number")
+_YAML_BOOLEANS = " (YAML reads yes/no, on/off and true/false as booleans)"
+
+
+def _missing_hint(path: Key, src: Source) -> str:
+    """What to write for a missing ``model.solver``, and which fields need none."""
+    if tuple(path) != ("model", "solver"):
+        return ""
+    kind = _node(src.data, ("model", "field", "kind"))
+    family = registry.loadable("fields").get(kind) if isinstance(kind, str) else None
+    if family is None:
+        return ""
+    example = ", ".join(f"{k}: {v}" for k, v in family.example_solver.items())
+    solverless = sorted(n for n, c in registry.loadable("fields").items()
+                        if not getattr(c, "needs_solver", True))
+    none = f"; only {', '.join(solverless)} need none" if solverless else ""
+    return f" (field '{kind}' needs one, e.g. solver: {{{example}}}{none})"
+
+
+def _node(data: Any, path: Key) -> Any:
+    """The raw value at ``path`` (``None`` where there is none)."""
+    for part in path:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def _tuple_length(path: Key, src: Source) -> int | str:
+    """How many values the tuple option at ``path`` takes (``?`` when it cannot be told)."""
+    model = _model_at(path[:-1], src.data)
+    info = model.model_fields.get(path[-1]) if model else None
+    annotation = _pick(info.annotation, None) if info else None
+    args = typing.get_args(annotation) if typing.get_origin(annotation) is tuple else ()
+    return len(args) if args and Ellipsis not in args else "?"
 
 
 def _check_installed(src: Source) -> list[str]:
@@ -164,7 +230,11 @@ def compatibility(spec: Any) -> list[tuple[str, str]]:
             f"field '{m.field.kind}' needs a control that provides {', '.join(sorted(missing))}, "
             f"but '{m.control.kind}' provides {', '.join(sorted(m.control.provides)) or 'nothing'}"
             f"; use one of: {', '.join(_controls_providing(m.field.requires))}")))
-    if m.solver.kind not in m.field.solvers:
+    if m.solver.kind not in m.field.solvers and not getattr(m.field, "needs_solver", True):
+        out.append(("model.solver.kind", f"field '{m.field.kind}' needs no solver: leave "
+                    f"model.solver out (set it to null to drop an inherited one), not "
+                    f"'{m.solver.kind}'"))
+    elif m.solver.kind not in m.field.solvers:
         out.append(("model.solver.kind", f"field '{m.field.kind}' is integrated with solver kind "
                     f"{' or '.join(m.field.solvers)}, not '{m.solver.kind}'"))
     if m.initial.kind != "auto" and m.initial.kind not in m.field.initials:
@@ -177,7 +247,123 @@ def compatibility(spec: Any) -> list[tuple[str, str]]:
     if task.kind not in m.readout.tasks:
         out.append(("model.readout.kind", f"dataset '{spec.data.kind}' is a {task.kind} task; "
                     f"readout '{m.readout.kind}' serves {', '.join(m.readout.tasks)}"))
+    out += watched_metrics(spec)
     return out
+
+
+def watched_metrics(spec: Any) -> list[tuple[str, str]]:
+    """``train.select``, the stopping monitors and the schedule's monitor must name metrics the
+    run records: the per-epoch ones, and the readout's under ``val/`` (and ``train_eval/``)."""
+    readout = spec.model.readout
+    reported = getattr(readout, "reported_metrics", lambda: None)()
+    recorded = spec.train.recorded_metrics(reported)
+    out = []
+    for dotted, metric in spec.train.watched_metrics():
+        prefix, _, name = metric.partition("/")
+        if metric in recorded or (reported is None and name and prefix in ("val", TRAIN_EVAL)):
+            continue  # recorded, or a readout that does not declare its metric names
+        if prefix == "test" and name:
+            message = (f"'{metric}' is measured once, after training, so it cannot be watched"
+                       f"{did_you_mean(f'val/{name}', recorded)}")
+        else:
+            also = " and train_eval/<metric>" if spec.train.evaluate_train else ""
+            evaluated = (f"readout '{readout.kind}' reports {', '.join(reported)}, recorded as "
+                         f"val/<metric>{also}" if reported
+                         else f"readout '{readout.kind}' does not declare its metrics")
+            message = (f"'{metric}' is not a metric the run records"
+                       f"{did_you_mean(metric, recorded)}; {evaluated}; every epoch records "
+                       f"{', '.join(EPOCH_METRICS)}")
+        out.append((dotted, message))
+    return out
+
+
+def _booleans(value: Any, raw: Any, path: Key) -> list[tuple[Key, bool, str]]:
+    """Where the spec wrote a boolean (``yes``, ``on``, ``true``, ...) that validation turned
+    into a number: ``(path, the boolean, "an integer" or "a number")``."""
+    if isinstance(raw, bool):
+        return [(path, raw, "an integer" if type(value) is int else "a number")] \
+            if type(value) in (int, float) else []
+    if isinstance(value, BaseModel) and isinstance(raw, dict):
+        fields = type(value).model_fields
+        names = {(f.alias or n): n for n, f in fields.items()}
+        return [hit for key, r in raw.items() if key in names
+                for hit in _booleans(getattr(value, names[key]), r, path + (key,))]
+    if isinstance(value, dict) and isinstance(raw, dict):
+        return [hit for key, r in raw.items() if key in value
+                for hit in _booleans(value[key], r, path + (key,))]
+    if isinstance(value, (list, tuple)) and isinstance(raw, list) and len(value) == len(raw):
+        return [hit for i, (v, r) in enumerate(zip(value, raw))
+                for hit in _booleans(v, r, path + (i,))]
+    return []
+
+
+def _check_booleans(spec: BaseModel, src: Source) -> list[str]:
+    """Integer and number options refuse booleans, which Pydantic would read as 1 and 0."""
+    return [f"{src.where(path)}: {'.'.join(map(str, path))}: expects {what}, got the boolean "
+            f"{str(value).lower()}{_YAML_BOOLEANS}" for path, value, what in
+            _booleans(spec, src.data, ())]
+
+
+class _TooSlow(BaseException):
+    """The parameter estimate ran out of time (a BaseException: plugin code does not catch it)."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[bool]:
+    """Interrupt the block after ``seconds`` (yields False where no timer can be set: off the
+    main thread, or without ``setitimer``); an outer timer is restored afterwards."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "setitimer"):
+        yield False
+        return
+
+    def expire(signum, frame):
+        raise _TooSlow
+
+    handler = signal.signal(signal.SIGALRM, expire)
+    outer, interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL,
+                             max(outer - (time.monotonic() - start), 1e-3), interval)
+
+
+def estimate_parameters(spec: Any, seconds: float = 5.0) -> int | None:
+    """Parameters of the spec's model, counted by building it on PyTorch's ``meta`` device (no
+    memory is allocated) for one input channel: a lower bound for more channels. ``None`` where
+    it cannot be built that way or the build takes longer than ``seconds``."""
+    import torch
+
+    from ..build_context import DataShape
+    from ..model import ZooModel, count_parameters
+
+    try:
+        with _time_limit(seconds) as limited:
+            if not limited:
+                return None
+            with warnings.catch_warnings(), torch.device("meta"):
+                warnings.simplefilter("ignore")
+                model = ZooModel(spec, DataShape(1, 1, 16, spec.data.task()))
+            return count_parameters(model)
+    except (_TooSlow, Exception):
+        return None
+
+
+def _check_size(spec: Any, src: Source) -> list[str]:
+    """Refuse models with more than :data:`MAX_PARAMETERS` parameters before anything is built."""
+    n = estimate_parameters(spec)
+    if n is None or n <= MAX_PARAMETERS:
+        return []
+    gib = n * 4 / 2**30
+    return [f"{src.where(('model', 'field'))}: model.field: the model would have about {n:,} "
+            f"parameters (estimated for one input channel: {gib:,.0f} GiB of float32 weights, "
+            f"several times that to train), more than the limit of {MAX_PARAMETERS:,}; make it "
+            f"smaller"]
 
 
 def _controls_providing(needed: frozenset[str]) -> list[str]:
@@ -212,15 +398,24 @@ def validate_source(src: Source) -> BaseModel:
         raise SpecError(list(dict.fromkeys(problems))) from None
     except PluginError as exc:
         raise SpecError([f"{src.origin}: {exc}"]) from None
-    problems = [f"{src.where(tuple(d.split('.')))}: {d}: {m}" for d, m in compatibility(spec)]
+    problems = _check_booleans(spec, src)
+    problems += [f"{src.where(_key(d))}: {d}: {m}" for d, m in compatibility(spec)]
     problems += _check_reproduces(spec, src)
     for component in (spec.data, spec.model.control, spec.model.field, spec.model.solver,
                       spec.model.backprop, spec.model.readout):
         for dotted, message in component.check(spec):
-            problems.append(f"{src.where(tuple(dotted.split('.')))}: {dotted}: {message}")
+            problems.append(f"{src.where(_key(dotted))}: {dotted}: {message}")
+    if not problems:
+        problems = _check_size(spec, src)
     if problems:
         raise SpecError(problems)
     return spec
+
+
+def _key(dotted: str) -> Key:
+    """``train.stopping.monitors.1.metric`` -> ``("train", "stopping", "monitors", 1,
+    "metric")``: list indices become integers, as in :class:`Source`'s locations."""
+    return tuple(int(p) if p.isdigit() else p for p in dotted.split("."))
 
 
 def load_spec(path: str | Path, overrides: list[str] | None = None) -> tuple[BaseModel, Source]:

@@ -38,7 +38,8 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None) -> Outcome:
         torch.set_num_threads(threads)
     tag = f"[{job.name} seed {job.seed}]"
     opts = RunOptions(seed=job.seed, tracking_uri=tracking_uri, smoke=job.smoke,
-                      progress=False, say=lambda text: print(tag, text, file=sys.stderr))
+                      progress=False, keep_freed_blocks=True,  # a worker process of its own
+                      say=lambda text: print(tag, text, file=sys.stderr))
     try:
         spec, _ = load_spec(job.spec_path, list(job.overrides))
         result = run(spec, opts)

@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
+from ..limits import SEED_MAX
 from ..runner import spec_hash
 from ..spec.files import spec_files
 from ..spec.validate import load_spec
 from .job import Job
+
+
+#: the most seeds one ``--seeds`` may name
+MAX_SWEEP_SEEDS = 10_000
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -21,6 +26,11 @@ def parse_seeds(text: str) -> list[int]:
         first, last = int(match[1]), int(match[2] or match[1])
         if last < first:
             raise InputError(f"--seeds '{text}': range {first}-{last} is empty")
+        if last > SEED_MAX:
+            raise InputError(f"--seeds '{text}': seed {last} is out of range: torch accepts "
+                             f"seeds up to {SEED_MAX} (2**64 - 1)")
+        if last - first + len(seeds) >= MAX_SWEEP_SEEDS:
+            raise InputError(f"--seeds '{text}': more than {MAX_SWEEP_SEEDS} seeds")
         seeds += [s for s in range(first, last + 1) if s not in seeds]
     return seeds
 

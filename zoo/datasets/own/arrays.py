@@ -80,44 +80,52 @@ class ArraysConfig(OwnDataConfig):
     def load(self, smoke: bool = False) -> DataBundle:
         self.raise_problems()
         task = self.task()
-        store = _store(_stamps(self.path))
+        rows, y_series, split = self.read_rows(_store(_stamps(self.path)), task)
+        return bundle(rows, y_series, task, self, split)
+
+    def read_rows(self, store: _Store, task, labels: bool = True, split: bool = True,
+                  channels: list[str] | None = None) -> tuple[Rows, np.ndarray | None,
+                                                              np.ndarray | None]:
+        """Rows, per-series targets and split codes of ``store``; for new data (prediction)
+        ``labels``/``split`` may be left out and ``channels`` names the channels expected."""
         values = store.numbers("values", ndim=(3,))
         n, length, c = values.shape
-        names = self.channel_names or [str(i) for i in range(c)]
+        names = channels or self.channel_names or [str(i) for i in range(c)]
         if len(names) != c:
-            raise InputError(f"{store.source}: values has {c} channels but data.channel_names "
-                             f"names {len(names)}")
+            what = (f"the model reads {len(names)} ({', '.join(names)})" if channels
+                    else f"data.channel_names names {len(names)}")
+            raise InputError(f"{store.source}: values has {c} channels but {what}")
         steps = _lengths(store, values)
         series, step = np.nonzero(np.arange(length) < steps[:, None])
         rows = Rows(source=store.source, names=[str(i) for i in range(n)], series=series,
                     time=_times(store, n, length, series, step), values=values[series, step],
                     channels=names, where=lambda r: f"series {series[r]}, step {step[r]}")
         y_series = None
-        if self.task_kind != "forecast":
-            labels = store.array("labels", n)
+        if labels and self.task_kind != "forecast":
+            raw = store.array("labels", n)
             base = 1 + self.per_step
             allowed = (base,) if self.task_kind == "classify" else (base, base + 1)
-            if labels.ndim not in allowed or (self.per_step and labels.shape[1] != length):
-                raise InputError(f"{store.source}: labels has shape {labels.shape}; expected "
+            if raw.ndim not in allowed or (self.per_step and raw.shape[1] != length):
+                raise InputError(f"{store.source}: labels has shape {raw.shape}; expected "
                                  f"{_label_shapes(self.task_kind, self.per_step, n, length)}")
             if self.per_step:
-                labels = labels[series, step]
+                raw = raw[series, step]
             where = rows.where if self.per_step else (lambda i: f"series {i}")
             if self.task_kind == "classify":
-                y = encode(label_texts(labels), list(task.class_names), where, store.source)
+                y = encode(label_texts(raw), list(task.class_names), where, store.source)
             else:
-                y, bad = numbers(labels)
+                y, bad = numbers(raw)
                 if bad is not None:
-                    at = where(int(np.unravel_index(bad, labels.shape)[0]))
-                    raise InputError(f"{store.source}: labels holds {shown(labels, bad)} at "
+                    at = where(int(np.unravel_index(bad, raw.shape)[0]))
+                    raise InputError(f"{store.source}: labels holds {shown(raw, bad)} at "
                                      f"{at}, not a number")
                 y = y.reshape(len(y), -1)
             if self.per_step:
                 rows.y = y
             else:
                 y_series = y
-        split = _split_codes(store, self.split.key, n) if self.split.key else None
-        return bundle(rows, y_series, task, self, split)
+        codes = _split_codes(store, self.split.key, n) if split and self.split.key else None
+        return rows, y_series, codes
 
 
 def _label_shapes(task: str, per_step: bool, n: int, length: int) -> str:
@@ -165,7 +173,11 @@ def _split_codes(store: _Store, key: str, n: int) -> np.ndarray:
 class _Store:
     """Named arrays of a .npz file, a folder of .npy files or a list of .npy files."""
 
-    def __init__(self, paths: list[Path]):
+    def __init__(self, paths: list[Path], arrays: dict | None = None):
+        if arrays is not None:  # arrays given in Python
+            self.source, self._npz = "<arrays>", arrays
+            self.files = {k: Path(k) for k in arrays}
+            return
         self.source = ", ".join(map(str, paths))
         if len(paths) == 1 and paths[0].suffix.lower() == ".npz":
             self._npz = _open_npz(paths[0])
@@ -209,6 +221,13 @@ class _Store:
             raise InputError(f"{self.source}: '{key}' holds {shown(arr, bad)} at index "
                              f"{tuple(int(i) for i in where)}, not a number")
         return values
+
+
+def open_store(path: str | list[str] | None = None, arrays: dict | None = None) -> _Store:
+    """The arrays of ``path`` (as data.path), or of a dict of arrays given in Python."""
+    if arrays is not None:
+        return _Store([], {str(k): np.asarray(v) for k, v in arrays.items()})
+    return _store(_stamps(path))
 
 
 def _open_npz(path: Path):

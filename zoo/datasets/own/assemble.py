@@ -5,7 +5,9 @@ The shared time grid is the union of every observed time (minus the earliest, so
 observation. The optional time channel (first) holds each observation's grid time. Splits come
 from the data or by ratio (stratified by class for per-series classification); every channel,
 the time channel included, is z-scored with statistics of the training series only (NaN
-ignored); the statistics are ``bundle.info["normalisation"]``.
+ignored); the statistics are ``bundle.info["normalisation"]``, the grid (in the file's units:
+seconds since ``info["time_origin"]`` for dates) ``info["grid"]``, so that new series can be
+read as these were (:mod:`.new_data`).
 
 Targets: per-series classes (N,) and values (N, K); per-step classes (N, T), :data:`IGNORE`
 where a series has no label, and values (N, T, K), NaN there; a forecast is a per-series target
@@ -46,6 +48,8 @@ class Rows:
     channels: list[str]
     where: Callable[[int], str]
     y: np.ndarray | None = None
+    #: ``time`` counts seconds from this ISO 8601 date (a time column of dates); else ``None``
+    origin: str | None = None
 
     def series_name(self, s: int) -> str:
         return f"series {self.names[s]!r}"
@@ -67,9 +71,11 @@ def bundle(rows: Rows, y_series: np.ndarray | None, task: TaskInfo, cfg,
     grid = np.unique(rows.time)
     matrix = np.column_stack([rows.time - grid[0], rows.values]) if cfg.time_channel \
         else rows.values
-    info = {"source": rows.source, "channels": channels,
+    info = {"source": rows.source, "channels": channels, "grid": grid,
             "series": {name: [rows.names[i] for i in np.flatnonzero(split == k)]
                        for k, name in enumerate(SPLITS)}}
+    if rows.origin is not None:
+        info["time_origin"] = rows.origin
     if task.kind == "multiclass":
         info["classes"] = list(task.class_names)
     if cfg.normalise:

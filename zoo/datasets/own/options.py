@@ -151,6 +151,8 @@ class OwnDataConfig(DatasetConfig):
         return out + self._option_problems()
 
     def task(self) -> TaskInfo:
+        if (stored := self.known_task()) is not None:  # a checkpoint's spec: no file read
+            return stored
         if self.task_kind == "forecast":
             f = self.forecast
             return TaskInfo("regression", f.horizon * len(f.channels) if f else 1)

@@ -8,6 +8,7 @@ cells and NaN are missing values. docs/own-data.md documents every option.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -97,76 +98,109 @@ class TableConfig(OwnDataConfig):
         self.raise_problems()
         task = self.task()
         path = existing(self.path)
-        frame = _read(path)
+        rows, y_series, split = self.read_rows(_read(path), path, task)
+        return bundle(rows, y_series, task, self, split)
+
+    def read_rows(self, frame: pd.DataFrame, path: Path | str, task, labels: bool = True,
+                  split: bool = True, channels: list[str] | None = None,
+                  times: TimeKind | None = None) -> tuple[Rows, np.ndarray | None,
+                                                          np.ndarray | None]:
+        """Rows, per-series targets and split codes of ``frame`` (read from ``path``).
+
+        For new data (prediction) ``labels``/``split`` may be left out, ``channels`` fixes the
+        channel columns and ``times`` the kind of time the model was trained on.
+        """
         columns = list(frame.columns)
-        named = [self.id, *([self.time] if self.time else []), *self.labels,
-                 *([self.split.column] if self.split.column else []), *(self.channels or [])]
-        for name in dict.fromkeys(named):
-            if name not in columns:
-                raise InputError(f"{path}: no column '{name}'{did_you_mean(name, columns)}; "
-                                 f"columns: {', '.join(map(str, columns))}")
+        channels = channels or self.channels
+        named = [self.id, *([self.time] if self.time else []), *(self.labels if labels else []),
+                 *([self.split.column] if split and self.split.column else []),
+                 *(channels or [])]
+        missing = [name for name in dict.fromkeys(named) if name not in columns]
+        if missing:
+            raise InputError(f"{path}: " + "; ".join(
+                f"no column '{name}'{did_you_mean(name, columns)}" for name in missing) +
+                f"; columns: {', '.join(map(str, columns))}")
         if frame.empty:
             raise InputError(f"{path}: the table has no rows")
-        where = (lambda i: f"line {i + 2}") if READERS[path.suffix.lower()] else \
+        where = (lambda i: f"line {i + 2}") if READERS.get(Path(path).suffix.lower()) else \
             (lambda i: f"row {i + 1}")
         ids = label_texts(_cells(frame[self.id]))
         if (ids == "").any():
             raise InputError(f"{path}: the series id ('{self.id}') is empty at "
                              f"{where(int(np.flatnonzero(ids == '')[0]))}")
         series, names = pd.factorize(pd.Series(ids, dtype=object), sort=False)
-        channels = self.channels or _numeric_columns(frame, set(named), path, where)
-        rows = Rows(source=str(path), names=[str(n) for n in names], series=series,
-                    time=self._times(frame, series, path, where),
+        roles = {*named, *self.labels, *([self.split.column] if self.split.column else [])}
+        channels = channels or _numeric_columns(frame, roles, path, where)
+        time, origin = self._times(frame, series, path, where, times)
+        rows = Rows(source=str(path), names=[str(n) for n in names], series=series, time=time,
                     values=np.column_stack([_numbers(frame, c, path, where) for c in channels]),
-                    channels=[str(c) for c in channels], where=where)
+                    channels=[str(c) for c in channels], where=where, origin=origin)
         y_series = None
-        if self.task_kind == "classify":
+        if labels and self.task_kind == "classify":
             codes = encode(label_texts(_cells(frame[self.labels[0]])),
                            list(task.class_names), where, str(path))
             if self.per_step:
                 rows.y = codes
             else:
                 y_series = _per_series(rows, codes, codes < 0, f"label column '{self.labels[0]}'")
-        elif self.task_kind == "regress":
+        elif labels and self.task_kind == "regress":
             y = np.column_stack([_numbers(frame, c, path, where) for c in self.labels])
             if self.per_step:
                 rows.y = y
             else:
                 y_series = _per_series(rows, y, np.isnan(y).any(axis=1),
                                        f"target column(s) {', '.join(self.labels)}")
-        split = None
-        if self.split.column:
-            split = _split_codes(rows, label_texts(_cells(frame[self.split.column])),
+        codes = None
+        if split and self.split.column:
+            codes = _split_codes(rows, label_texts(_cells(frame[self.split.column])),
                                  self.split.column)
-        return bundle(rows, y_series, task, self, split)
+        return rows, y_series, codes
 
-    def _times(self, frame: pd.DataFrame, series: np.ndarray, path: Path, where) -> np.ndarray:
+    def _times(self, frame: pd.DataFrame, series: np.ndarray, path: Path, where,
+               expected: TimeKind | None) -> tuple[np.ndarray, str | None]:
+        """Times as numbers, and the origin (ISO 8601) of dates: seconds since the earliest
+        date, or since ``expected.origin`` when the model was trained on dates."""
         if self.time is None:
-            return pd.Series(series).groupby(series).cumcount().to_numpy(np.float64)
+            return pd.Series(series).groupby(series).cumcount().to_numpy(np.float64), None
         column = frame[self.time]
         if pd.api.types.is_datetime64_any_dtype(column):
-            return _seconds(pd.to_datetime(column, utc=True), self.time, path, where)
-        cells = _cells(column)
-        values, bad = numbers(cells)
-        if bad is None:
-            return values
-        dates = pd.to_datetime(pd.Series(cells, dtype=object), format="ISO8601", utc=True,
-                               errors="coerce")
-        if dates.isna().sum() > len(cells) // 2:  # mostly not dates: report the bad number
-            raise InputError(f"{path}: time column '{self.time}' holds {shown(cells, bad)} at "
-                             f"{where(bad)}: times must be numbers or ISO 8601 dates")
-        return _seconds(dates, self.time, path, where, cells)
+            dates = pd.to_datetime(column, utc=True)
+        else:
+            cells = _cells(column)
+            values, bad = numbers(cells)
+            if bad is None:
+                if expected is not None and expected.origin is not None:
+                    raise InputError(f"{path}: time column '{self.time}' holds numbers, but the "
+                                     f"model was trained on ISO 8601 dates")
+                return values, None
+            dates = pd.to_datetime(pd.Series(cells, dtype=object), format="ISO8601", utc=True,
+                                   errors="coerce")
+            if dates.isna().sum() > len(cells) // 2:  # mostly not dates: report the bad number
+                raise InputError(f"{path}: time column '{self.time}' holds {shown(cells, bad)} "
+                                 f"at {where(bad)}: times must be numbers or ISO 8601 dates")
+            _check_dates(dates, cells, self.time, path, where)
+        if expected is not None and expected.origin is None:
+            raise InputError(f"{path}: time column '{self.time}' holds dates, but the model was "
+                             f"trained on numeric times")
+        origin = dates.min() if expected is None else pd.Timestamp(expected.origin)
+        return (dates - origin).dt.total_seconds().to_numpy(np.float64), origin.isoformat()
 
 
-def _seconds(dates: pd.Series, name: str, path: Path, where, cells=None) -> np.ndarray:
-    """Dates as seconds since the earliest; an unreadable cell is an error."""
-    missing = np.flatnonzero(dates.isna().to_numpy())
-    if cells is not None:
-        missing = [i for i in missing if str(cells[i]).strip() not in ("", "nan", "None")]
-        if missing:
-            raise InputError(f"{path}: time column '{name}' holds {shown(cells, missing[0])} at "
-                             f"{where(missing[0])}: not an ISO 8601 date like the others")
-    return (dates - dates.min()).dt.total_seconds().to_numpy(np.float64)
+@dataclass(frozen=True)
+class TimeKind:
+    """How a model's training data stated times: ``origin`` is the ISO 8601 date that times
+    count seconds from, ``None`` for numeric times."""
+
+    origin: str | None
+
+
+def _check_dates(dates: pd.Series, cells, name: str, path: Path, where) -> None:
+    """A cell that holds something but is not a date is an error."""
+    missing = [i for i in np.flatnonzero(dates.isna().to_numpy())
+               if str(cells[i]).strip() not in ("", "nan", "None")]
+    if missing:
+        raise InputError(f"{path}: time column '{name}' holds {shown(cells, missing[0])} at "
+                         f"{where(missing[0])}: not an ISO 8601 date like the others")
 
 
 def _stamp(path: str) -> tuple[str, int, int]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, PositiveInt, model_validator
+from pydantic import Field, model_validator
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
 from ...fast.choice import implementation
+from ...limits import Width
 from .body import FWPBody
 from .cde_form import CDEUpdate
 from .initial_state import KINDS, InitialFastWeight
@@ -43,9 +44,9 @@ class FWPConfig(FieldConfig):
                            "cde_xprime_keys: x′ keys and x values (Hebb-CDE ablation)")
     delta: Literal["pre", "post"] = Field(
         "pre", description="Delta rule: tanh before (pre) or after (post) the subtraction")
-    d_model: PositiveInt = Field(80, description="d: key/value/query size over all heads")
-    heads: PositiveInt = Field(4, description="H heads of size d/H")
-    d_ff: PositiveInt | None = Field(None, description="feed-forward inner size (default 4·d)")
+    d_model: Width = Field(80, description="d: key/value/query size over all heads")
+    heads: Width = Field(4, description="H heads of size d/H")
+    d_ff: Width | None = Field(None, description="feed-forward inner size (default 4·d)")
     v_layernorm: bool = Field(
         False, description="CDE value path: LayerNorm + Linear(d→d) after the projection")
     layers: Literal[1, 2] = Field(1, description="2: coupled two-layer model (ode form)")

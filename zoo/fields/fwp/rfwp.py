@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveInt, model_validator
+from pydantic import Field, model_validator
 from torch import nn
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
+from ...limits import Width
 from ..initial import final_states
 from .query_readout import QueryReadout
 from .rules import Rule, make_rule
@@ -98,10 +99,10 @@ class ODERFWPConfig(FieldConfig):
     kind: Literal["ode_rfwp"] = "ode_rfwp"
     rule: Literal["hebb", "oja", "delta"] = Field("hebb", description="learning rule")
     delta: Literal["pre", "post"] = Field("post", description="Delta rule tanh placement")
-    d_model: PositiveInt = Field(128, description="latent and key/value size d")
-    heads: PositiveInt = Field(16, description="H heads of size d/H")
-    d_ff: PositiveInt | None = Field(None, description="feed-forward inner size (default 4·d)")
-    ode_hidden: PositiveInt | None = Field(None, description="latent ODE MLP width (default d)")
+    d_model: Width = Field(128, description="latent and key/value size d")
+    heads: Width = Field(16, description="H heads of size d/H")
+    d_ff: Width | None = Field(None, description="feed-forward inner size (default 4·d)")
+    ode_hidden: Width | None = Field(None, description="latent ODE MLP width (default d)")
 
     requires = frozenset({"steps"})
     initials = ("zeros",)

@@ -2,7 +2,7 @@
 
 [i, j, f, o] = [I, h] W + b (Glorot-uniform W, b = 0); c ← σ(f + forget_bias) c + σ(i) tanh(j);
 h ← σ(o) tanh(c), with TF's constant ``forget_bias`` = 1. State (B, 2, N) holds (h, c); output h.
-The update is discrete: the solver section does not enter.
+The update is discrete: the solver section does not enter, and a spec may leave it out.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class LSTMConfig(RecurrentFieldConfig):
     kind: Literal["lstm"] = "lstm"
     forget_bias: float = Field(1.0, description="constant added to the forget gate (TF default)")
 
+    needs_solver = False  # a discrete update: model.solver may be left out
     fast_sequence = staticmethod(lstm_sequence)
 
     def make_cell(self, ctx: BuildContext) -> LSTMCell:

@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 import torch
-from pydantic import Field, PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat
 from torch import nn
 from torchdiffeq._impl.odeint import SOLVERS
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
+from ...limits import Layers, Seed, Width
 from ..initial import final_states
 from .activations import activation
 
@@ -159,13 +160,13 @@ class RandomCTNetConfig(FieldConfig):
     hardtanh_matlab_quirk: bool = Field(
         True, description="Htanh.m clips only when the whole vector saturates "
                           "(docs/sources.md#ltc-diff-trajectory-length)")
-    width: PositiveInt = Field(25, description="neurons k per layer")
-    layers: PositiveInt = 1
+    width: Width = Field(25, description="neurons k per layer")
+    layers: Layers = 1
     sigma_w: PositiveFloat = Field(2.0, description="weight scale (see weight_init)")
     sigma_b: PositiveFloat = Field(1.0, description="bias (and τ) scale (see weight_init)")
     weight_init: Literal["code", "paper"] = Field(
         "code", description="code: std = sigma_w, sigma_b; paper: variance = sigma_w/k, sigma_b")
-    seed: int | None = Field(
+    seed: Seed | None = Field(
         None, description="seed of the random weights (default: the run's seed, so each seed of "
                           "a sweep is one draw)")
 

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import torch
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from torch import nn
 
 from ...build_context import BuildContext
 from ...components import FieldConfig
 from ...fast.choice import implementation
+from ...limits import Width
 from ..initial import final_states
 
 #: (cell, inputs (B, T, C), elapsed times (T,)) -> states after every step (T, B, *state_shape)
@@ -85,7 +86,7 @@ class RecurrentBody(nn.Module):
 class RecurrentFieldConfig(FieldConfig):
     """Base of the recurrent fields: reads raw steps, zero initial state, ``units`` neurons."""
 
-    units: PositiveInt = Field(32, description="number of units N")
+    units: Width = Field(32, description="number of units N")
 
     requires = frozenset({"steps"})
     initials = ("zeros",)
