@@ -182,6 +182,15 @@ def test_seed_is_bounded_to_what_torch_accepts(write_spec, capsys):
         torch.Generator().manual_seed(spec.seed)  # the bounds are torch's
 
 
+def test_run_seed_option_is_bounded_too(write_spec, capsys):
+    path = write_spec(SPEC)
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(path), "--seed", str(2**64)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert "argument --seed: seed 18446744073709551616 is out of range" in err
+
+
 def test_sweep_seeds_are_bounded_too():
     from zoo.errors import InputError
     from zoo.sweep.plan import parse_seeds

@@ -38,7 +38,8 @@ def _at_most(limit: int, what: str, why: str) -> Callable[[int], int]:
     return check
 
 
-def _seed_in_range(value: int) -> int:
+def seed_in_range(value: int) -> int:
+    """``value`` if torch accepts it as a seed, else a ValueError saying the range."""
     if not SEED_MIN <= value <= SEED_MAX:
         raise ValueError(f"seed {value} is out of range: torch accepts seeds from {SEED_MIN} "
                          f"to {SEED_MAX} (-2**63 to 2**64 - 1)")
@@ -61,4 +62,4 @@ BatchSize = Annotated[int, Field(gt=0, json_schema_extra={"maximum": MAX_BATCH})
                                               "a batch that large does not fit in memory"))]
 #: a seed handed to torch (``torch.manual_seed`` or ``torch.Generator.manual_seed``)
 Seed = Annotated[int, Field(json_schema_extra={"minimum": SEED_MIN, "maximum": SEED_MAX}),
-                 AfterValidator(_seed_in_range)]
+                 AfterValidator(seed_in_range)]

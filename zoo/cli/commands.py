@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spec", nargs="?", help="spec YAML file")
     p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE",
                    help="override a spec value, e.g. -o train.epochs=5 (repeatable)")
-    p.add_argument("--seed", type=int, help="seed (overrides the spec's)")
+    p.add_argument("--seed", type=_seed, help="seed (overrides the spec's)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="device (default: spec)")
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
@@ -44,6 +44,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("list", help="list installed components by group")
     p.add_argument("group", nargs="?", help=f"one of: {', '.join(registry.GROUPS)}")
     p.set_defaults(func=cmd_list)
+
+
+def _seed(text: str) -> int:
+    """An argparse type: an integer torch accepts as a seed."""
+    from ..limits import seed_in_range
+
+    try:
+        return seed_in_range(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "range" in str(exc)
+                                         else f"not an integer: {text!r}") from None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
