@@ -64,13 +64,22 @@ def test_broken_plugin_is_reported_and_others_work(tmp_path):
     assert "Traceback" not in out.stderr
 
 
-def test_two_distributions_claiming_one_name_is_an_error(tmp_path):
+def test_plugin_claiming_a_builtin_name_is_ignored_with_a_warning(tmp_path):
     fake_distribution(tmp_path, "rival-plugin", "zoo.fields",
                       {"ncde": "zoo.fields.ncde:NCDEConfig"})
     out = zoo("list", "fields", pythonpath=tmp_path)
-    assert out.returncode == 2
-    assert "'ncde' is claimed by two distributions" in out.stderr
-    assert "'nde-zoo'" in out.stderr and "'rival-plugin'" in out.stderr
+    assert out.returncode == 0, out.stderr
+    assert "'ncde' is built into 'nde-zoo' and also claimed by 'rival-plugin'" in out.stderr
+    assert re.search(r"ncde +\[nde-zoo\]", out.stdout)
+
+
+def test_two_plugins_claiming_one_name_is_an_error_for_that_name(tmp_path):
+    fake_distribution(tmp_path, "plug-a", "zoo.fields", {"twin": "a:Config"})
+    fake_distribution(tmp_path, "plug-b", "zoo.fields", {"twin": "b:Config"})
+    out = zoo("list", "fields", pythonpath=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"twin .*BROKEN: 'twin' is claimed by two distributions", out.stdout)
+    assert "ncde" in out.stdout
 
 
 def test_entry_whose_kind_does_not_match_is_broken(tmp_path):

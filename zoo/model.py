@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch import nn
 
 from .build_context import BuildContext, DataShape, Integrator
+from .errors import PluginError, ZooError
 from .series import Batch
 
 
@@ -20,8 +22,16 @@ class ZooModel(nn.Module):
         self.shape = shape
         self.control = spec.model.control
         self.integrator = Integrator(spec.model.solver, spec.model.backprop)
-        self.body = spec.model.field.build(BuildContext(spec, shape, self.integrator))
-        self.head = spec.model.readout.build(self.body.features, shape.task)
+        field = spec.model.field
+        self.body = _built(field, "fields", lambda: field.build(
+            BuildContext(spec, shape, self.integrator)))
+        features = getattr(self.body, "features", None)
+        if isinstance(features, bool) or not isinstance(features, int) or features < 1:
+            raise _plugin_error(field, "fields", f"its build() returned a "
+                                f"{type(self.body).__name__} whose `features` is {features!r}; "
+                                f"it must be a positive int (the width the readout reads)")
+        self.head = _built(spec.model.readout, "readouts",
+                           lambda: spec.model.readout.build(features, shape.task))
 
     def forward(self, batch: Batch) -> torch.Tensor:
         path = self.control.path(batch.times, batch.coeffs)
@@ -40,3 +50,25 @@ class ZooModel(nn.Module):
 
 def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
+
+
+def _plugin_error(config: Any, group: str, problem: str) -> ZooError:
+    """A failure of component ``config``'s code, naming its group, kind and distribution: exit 2
+    (:class:`PluginError`) for a plugin's, 1 for a built-in's (a bug in nde-zoo)."""
+    from . import registry
+
+    entry = registry.entries(group).get(config.kind)
+    dist = entry.distribution if entry is not None else "<unknown>"
+    message = f"{group} component '{config.kind}' from distribution '{dist}': {problem}"
+    return ZooError(message) if dist == registry.BUILTIN else PluginError(message)
+
+
+def _built(config: Any, group: str, build: Callable[[], nn.Module]) -> nn.Module:
+    """``build()``, its failure reported as :func:`_plugin_error` (user errors pass through)."""
+    try:
+        return build()
+    except ZooError:
+        raise
+    except Exception as exc:
+        raise _plugin_error(config, group, f"build() failed: {type(exc).__name__}: "
+                            f"{str(exc).strip()[:300]}") from exc

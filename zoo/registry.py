@@ -2,14 +2,18 @@
 
 Built-in components are registered through this project's own ``pyproject.toml`` exactly as
 third-party packages register theirs. Discovery uses :mod:`importlib.metadata`; an entry point is
-imported only when its group is needed. A plugin that fails to import is recorded (and shown by
-``zoo list``) without breaking the others; two distributions claiming one name is an error that
-names both.
+imported only when its group is needed. A plugin that fails to import, or whose class is not a
+subclass of its group's base config class (:data:`BASES`, a plugin registered in the wrong
+group), is recorded (and shown by ``zoo list`` as ``BROKEN``) without breaking the others. A
+plugin that claims a built-in name is ignored with a warning naming both distributions (the
+built-in wins); two plugins claiming one name are an error, naming both, only for a spec that
+uses that name.
 """
 
 from __future__ import annotations
 
 import importlib.metadata as md
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -26,6 +30,31 @@ GROUPS: dict[str, str] = {
     "readouts": "zoo.readouts",
 }
 
+#: Spec section -> name of its base config class in :mod:`zoo.components`.
+BASES: dict[str, str] = {
+    "datasets": "DatasetConfig",
+    "controls": "ControlConfig",
+    "fields": "FieldConfig",
+    "solvers": "SolverConfig",
+    "backprop": "BackpropConfig",
+    "readouts": "ReadoutConfig",
+}
+#: the distribution whose entry points are the built-in components
+BUILTIN = "nde-zoo"
+
+
+def base_class(group: str) -> type:
+    """The base config class every entry of ``group`` must subclass."""
+    from . import components
+
+    return getattr(components, BASES[group])
+
+
+def group_of(config: type) -> str | None:
+    """The group whose base class ``config`` subclasses (None: none)."""
+    return next((g for g in GROUPS if isinstance(config, type)
+                 and issubclass(config, base_class(g))), None)
+
 
 @dataclass
 class Entry:
@@ -37,12 +66,22 @@ class Entry:
     distribution: str
     _config: type | None = field(default=None, repr=False)
     error: str | None = None
+    #: claimed by two plugins: ``error`` says which
+    _claimed: bool = field(default=False, repr=False)
 
     def load(self) -> type:
         """Import the config class (once); raise :class:`PluginError` naming the plugin on failure."""
         if self._config is None and self.error is None:
             try:
                 obj = md.EntryPoint(self.name, self.value, GROUPS[self.group]).load()
+                base = base_class(self.group)
+                if not (isinstance(obj, type) and issubclass(obj, base)):
+                    other = group_of(obj)
+                    what = (f"a {BASES[other]} (group {GROUPS[other]})" if other else
+                            f"not a subclass of zoo.components.{base.__name__}")
+                    raise TypeError(
+                        f"misregistered: {self.value} is {what}, but group {GROUPS[self.group]} "
+                        f"needs a {base.__name__}; register it in the right group")
                 kind = getattr(obj, "model_fields", {}).get("kind")
                 declared = getattr(kind, "default", None) if kind is not None else None
                 if declared != self.name:
@@ -53,6 +92,8 @@ class Entry:
                 self._config = obj
             except Exception as exc:  # any failure of third-party code is reported, not raised
                 self.error = f"{type(exc).__name__}: {exc}"
+        if self._claimed:
+            raise PluginError(f"{self.group} component {self.error}")
         if self.error is not None:
             raise PluginError(
                 f"{self.group} plugin '{self.name}' from distribution '{self.distribution}' "
@@ -76,7 +117,8 @@ def _distribution_of(ep: md.EntryPoint) -> str:
 
 @cache
 def entries(group: str) -> dict[str, Entry]:
-    """All entry points of ``group`` by name; two distributions claiming a name is an error."""
+    """All entry points of ``group`` by name. A plugin claiming a built-in name is ignored with a
+    warning; a name two plugins claim is kept as an entry whose :meth:`Entry.load` fails."""
     if group not in GROUPS:
         raise PluginError(f"unknown component group '{group}'{did_you_mean(group, GROUPS)}; "
                           f"groups: {', '.join(GROUPS)}")
@@ -84,15 +126,25 @@ def entries(group: str) -> dict[str, Entry]:
     for ep in md.entry_points(group=GROUPS[group]):
         dist = _distribution_of(ep)
         prior = found.get(ep.name)
-        if prior is not None:
-            if (prior.distribution, prior.value) == (dist, ep.value):
-                continue  # the same distribution seen twice on sys.path
-            raise PluginError(
-                f"{group} component '{ep.name}' is claimed by two distributions: "
-                f"'{prior.distribution}' ({prior.value}) and '{dist}' ({ep.value}); "
-                f"uninstall one of them"
-            )
-        found[ep.name] = Entry(group, ep.name, ep.value, dist)
+        if prior is None:
+            found[ep.name] = Entry(group, ep.name, ep.value, dist)
+            continue
+        if (prior.distribution, prior.value) == (dist, ep.value):
+            continue  # the same distribution seen twice on sys.path
+        if BUILTIN in (prior.distribution, dist):  # the built-in wins; the plugin is ignored
+            plugin, value = (dist, ep.value) if prior.distribution == BUILTIN else (
+                prior.distribution, prior.value)
+            found[ep.name] = Entry(group, ep.name, *(
+                (prior.value, prior.distribution) if prior.distribution == BUILTIN
+                else (ep.value, dist)))
+            warnings.warn(f"{group} component '{ep.name}' is built into '{BUILTIN}' and also "
+                          f"claimed by '{plugin}' ({value}); the built-in is used, the plugin's "
+                          f"is ignored (rename it in '{plugin}')", stacklevel=2)
+            continue
+        # two plugins: an error for a spec that uses the name, nothing for the others
+        prior.error = (f"'{ep.name}' is claimed by two distributions: '{prior.distribution}' "
+                       f"({prior.value}) and '{dist}' ({ep.value}); uninstall one of them")
+        prior._claimed = True
     return found
 
 

@@ -25,6 +25,7 @@ from .build_context import DataShape
 from .errors import InputError, ZooError
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
+from .predict import OWN_KINDS
 from .series import DataBundle, PreparedSplit
 from .tracking.deferred_interrupt import exit_code, interrupts_deferred
 from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri
@@ -68,6 +69,8 @@ def spec_hash(spec: Any) -> str:
     """Hash of the resolved spec without its seed: identifies a configuration across seeds."""
     data = spec.model_dump(mode="json")
     data.pop("seed", None)
+    for key in ("log_model", "register_model"):  # what is logged, not what is trained
+        data["tracking"].pop(key, None)
     return hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -134,6 +137,29 @@ class _Session:
             self.tracker.log_metrics(record, step=record["epoch"])
             self.resumable = True
 
+    def log_model(self) -> None:
+        """Log the MLflow pyfunc model of the best checkpoint (own data only); a failure is
+        a warning, the run still finishes."""
+        tracking, kind = self.spec.tracking, self.spec.data.kind
+        if not tracking.log_model:
+            return
+        if kind not in OWN_KINDS:
+            self.opts.say(f"no MLflow model logged: dataset '{kind}' is not served (only "
+                          f"`table` and `arrays` data, whose rows a request can carry)")
+            return
+        from .serving import log_model
+
+        best = self.workdir / "best.pt"
+        if not best.is_file():  # resumed after its best epoch
+            best = self.tracker.download("checkpoints/best.pt", self.workdir / "best")
+        if best is None:
+            self.opts.say("no MLflow model logged: the run has no best checkpoint")
+            return
+        try:
+            self.opts.say(log_model(self.tracker, best, tracking.register_model))
+        except Exception as exc:  # noqa: BLE001 - the trained run stays usable
+            self.opts.say(f"WARNING: MLflow model not logged: {type(exc).__name__}: {exc}")
+
     def train(self) -> RunResult:
         """Train and log the test metrics, in a working folder removed afterwards."""
         with tempfile.TemporaryDirectory(prefix="zoo-run-") as workdir:
@@ -146,6 +172,7 @@ class _Session:
                     png = learning_curves(state.history, self.workdir / "learning_curves.png",
                                           self.spec.name or "run")
                     self.tracker.log_file(png, "plots")
+                self.log_model()
                 self.tracker.finish("FINISHED")
         return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from ..data.fetch import data_home, fetch, locate, mirror_root
+from ..data.fetch import (cache_from_mirror, data_home, fetch, is_mirror_copy, locate,
+                          mirror_root)
 from ..data.records import all_records, record
+from ..errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     get = verbs.add_parser("fetch", help="make a dataset's files available locally")
     get.add_argument("name")
     get.add_argument("--mirror", metavar="DIR",
-                     help="folder laid out like the mirror (default: $ZOO_DATA_MIRROR)")
+                     help="copy the files into the cache from this folder, laid out like the "
+                          "mirror (<DIR>/<folder>/<file>); files it lacks are an error, not "
+                          "downloaded (default: $ZOO_DATA_MIRROR, then the official URLs)")
     get.add_argument("--quiet", action="store_true", help="no progress bar")
     get.set_defaults(func=cmd_fetch)
 
@@ -68,7 +73,31 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     rec = record(args.name)
+    if args.mirror is not None:
+        _check_mirror(rec, Path(args.mirror))
+        for f in rec.files:
+            path = cache_from_mirror(rec, f.name, args.mirror)
+            print(path if not is_mirror_copy(path, args.mirror) else
+                  f"{path}  (partial copy, used in place: set ZOO_DATA_MIRROR={args.mirror})")
+        return 0
     for f in rec.files:
-        path = fetch(rec, f.name, mirror=args.mirror, progress=not args.quiet)
+        path = fetch(rec, f.name, progress=not args.quiet)
         print(path)
     return 0
+
+
+def _check_mirror(rec, mirror: Path) -> None:
+    """With ``--mirror DIR``, every file must be cached or in DIR: else one message saying what
+    was looked for where, before anything is written (no download is tried)."""
+    if not mirror.is_dir():
+        raise InputError(f"zoo data fetch {rec.name} --mirror {mirror}: "
+                         f"{'no such folder' if not mirror.exists() else 'not a folder'}")
+    missing = [f.name for f in rec.files if locate(rec, f.name, mirror=mirror) is None]
+    if missing:
+        looked = ", ".join(str(mirror / rec.mirror_subdir / name) for name in missing)
+        raise InputError(
+            f"dataset '{rec.name}': the mirror {mirror} lacks {len(missing)} of its "
+            f"{len(rec.files)} file(s): looked for {looked} (and in the cache "
+            f"{data_home() / rec.mirror_subdir}); a mirror keeps each file under "
+            f"<mirror>/{rec.mirror_subdir}/ (see `zoo data info {rec.name}`); leave out "
+            f"--mirror to download")

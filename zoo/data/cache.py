@@ -4,7 +4,8 @@ The key is a JSON-able dict (dataset kind, preprocessing options, sha256 of the 
 the dataset module's code version tag); its hash names the file
 ``$ZOO_DATA_HOME/processed/<hash>.pt``. The file stores the key too, and is reused only when
 the stored key is equal, so a change of any option or source never serves a stale result. Writes
-go to a temporary file renamed into place; an unreadable file is rebuilt.
+go to a temporary file renamed into place, with the modes a plain ``open()`` gives (0644 under
+umask 022, so a shared cache is readable by all its users); an unreadable file is rebuilt.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from ..filemodes import give_normal_mode
 from .fetch import data_home
 
 
@@ -54,6 +56,7 @@ def cached(key: dict, build: Callable[[], dict[str, torch.Tensor]], home=None
     os.close(fd)
     try:
         torch.save({"key": _canonical(key), "tensors": tensors}, tmp)
+        give_normal_mode(tmp)  # mkstemp's 0600 would hide a shared cache from the team
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

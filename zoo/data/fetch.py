@@ -18,6 +18,7 @@ import os
 import shutil
 import sys
 import tarfile
+import tempfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -25,7 +26,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..errors import ZooError
+from ..errors import InputError, ZooError
+from ..filemodes import give_normal_mode
 from .records import DatasetRecord, RemoteFile
 
 CHUNK = 1 << 20
@@ -105,6 +107,36 @@ def fetch(record: DatasetRecord, file_name: str, *, mirror=None, home=None,
     return target
 
 
+def cache_from_mirror(record: DatasetRecord, file_name: str, mirror, *, home=None) -> Path:
+    """``zoo data fetch NAME --mirror DIR``: the cached file, copied there from ``mirror`` (and
+    verified) if it is not cached yet, so later runs find it without the mirror. A record whose
+    mirror copy is partial keeps it in place (its runs must keep saying so); the mirror path is
+    returned then. The copy is atomic, with a plain file's mode (0644 under umask 022)."""
+    rf = record.file(file_name)
+    found = locate(record, file_name, mirror=mirror, home=home)
+    if found is None:
+        raise InputError(f"dataset '{record.name}': {rf.name} is neither in the mirror "
+                         f"({Path(mirror) / record.mirror_subdir / rf.name}) nor in the cache "
+                         f"({data_home(home) / record.mirror_subdir / rf.name})")
+    path, where = found
+    if where == "cache":
+        return path
+    _verify_mirror_copy(record, rf, path)
+    if record.partial_in_mirror:
+        return path
+    target = data_home(home) / record.mirror_subdir / rf.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{rf.name}.", suffix=".part")
+    os.close(fd)
+    try:
+        shutil.copyfile(path, tmp)
+        give_normal_mode(tmp)
+        os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
+
+
 def _verify_mirror_copy(record: DatasetRecord, rf: RemoteFile, path: Path) -> None:
     if rf.sha256 is not None and (got := sha256_of(path)) != rf.sha256:
         raise ZooError(f"dataset '{record.name}': the mirror copy {path} of {rf.name} has sha256 "
@@ -130,8 +162,9 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
         tried = "; ".join(errors) or "the record lists no URL for it"
         raise ZooError(
             f"dataset '{record.name}': could not download {rf.name} ({tried}), and {where}. "
-            f"Without internet, set ZOO_DATA_MIRROR (or pass --mirror) to a folder holding "
-            f"{record.mirror_subdir}/{rf.name}")
+            f"Without internet, set ZOO_DATA_MIRROR to a folder holding "
+            f"{record.mirror_subdir}/{rf.name}, or copy the files into the cache with "
+            f"`zoo data fetch {record.name} --mirror DIR`")
     if rf.member:
         extracted = target.with_name(rf.name + ".extract")
         _extract(record, rf, part, extracted)

@@ -5,7 +5,8 @@ second with the system's C++ compiler (``$CXX``, else ``c++``) for this machine'
 (``-O3 -march=native``; loops are vectorised by ``#pragma omp simd``, no OpenMP runtime). The
 library is cached under ``$ZOO_KERNEL_CACHE`` (default ``~/.cache/nde-zoo/kernels``) by a hash of
 its source and the shared headers (``kernels/*.h``), the flags, the compiler's version and the
-CPU's flags, and written atomically.
+CPU's flags, and written atomically with the modes of an ordinary build (0755 under umask 022), so
+a team's shared cache serves all its users.
 ``ZOO_COMPILED_KERNELS=0`` turns them off. Where a kernel cannot be had (no compiler, a failed
 build, kernels off), :func:`kernel` returns None and warns once with the reason; the callers then
 run their torch-operation form, which gives the same numbers. :func:`use_compiled` makes that
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Literal
 
 import torch
+
+from ..filemodes import give_normal_mode
 
 SOURCES = Path(__file__).with_name("kernels")
 FLAGS = ("-O3", "-march=native", "-fopenmp-simd", "-std=c++17", "-shared", "-fPIC")
@@ -135,6 +138,7 @@ def build(name: str) -> Path:
         try:
             subprocess.run([compiler, *FLAGS, str(source), "-o", partial], capture_output=True,
                            text=True, check=True)
+            give_normal_mode(partial, executable=True)  # 0755 under umask 022, not mkstemp's
             os.replace(partial, target)
         finally:
             Path(partial).unlink(missing_ok=True)

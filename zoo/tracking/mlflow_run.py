@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
+from contextlib import closing
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -41,8 +42,77 @@ def _sqlite_path(uri: str) -> Path | None:
     return Path(uri[len("sqlite:///"):]) if uri.startswith("sqlite:///") else None
 
 
+#: what ``--tracking-uri`` accepts, as the error for another scheme lists it
+SUPPORTED = ("a folder path (or file:///PATH), sqlite:///FILE, http://HOST:PORT or https://HOST, "
+             "or an SQLAlchemy database URI (postgresql://, mysql://, mssql://)")
+_SCHEMES = ("", "file", "sqlite", "http", "https", "postgresql", "mysql", "mssql")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: at most this many characters of a foreign server's answer are quoted
+EXCERPT = 60
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= EXCERPT else flat[:EXCERPT] + "...")
+
+
+def _check_scheme(uri: str) -> None:
+    scheme = urlparse(uri).scheme.lower()
+    base = scheme.split("+", 1)[0]  # postgresql+psycopg2, mysql+pymysql, ...
+    if len(scheme) == 1 and os.name == "nt":  # a drive letter: a Windows folder path
+        return
+    if base not in _SCHEMES:
+        raise InputError(f"tracking store {uri}: the scheme '{scheme}://' is not supported; "
+                         f"use {SUPPORTED}")
+
+
+def _check_sqlite_file(uri: str, db: Path) -> None:
+    """``db``, if it exists, must be an SQLite file holding an MLflow store (or nothing yet)."""
+    if db.is_dir():
+        raise InputError(f"tracking store {uri}: {db} is a directory, not an SQLite file; "
+                         f"name a file, e.g. sqlite:///{db / DEFAULT_DB}")
+    if not db.exists():
+        return
+    try:
+        with open(db, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise InputError(f"tracking store {uri}: cannot read {db} ({exc.strerror})") from None
+    if head and head != _SQLITE_MAGIC:
+        raise InputError(f"tracking store {uri}: {db} is not an MLflow SQLite store (not an "
+                         f"SQLite database at all); move it away or pass another --tracking-uri")
+    if not head:
+        return  # empty: SQLite (and MLflow) make a new store of it
+    import sqlite3
+
+    try:  # read-only: nothing is written, not even a journal
+        with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True,
+                                     timeout=5)) as con:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master "
+                                                "WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc) or "malformed" in str(exc):
+            raise InputError(f"tracking store {uri}: {db} is not an MLflow SQLite store "
+                             f"({exc}); move it away or pass another --tracking-uri") from None
+        return  # locked or busy: another process is writing it; MLflow will tell
+    if tables and not tables & {"experiments", "alembic_version"}:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise InputError(f"tracking store {uri}: {db} is an SQLite database but not an MLflow "
+                         f"store (its tables: {shown}); pass another --tracking-uri")
+
+
+def check_local(uri: str) -> None:
+    """The checks of :func:`check_store` that need no network: the scheme, and that an SQLite
+    store's path is a file (or absent) holding an MLflow store. Writes nothing."""
+    _check_scheme(uri)
+    db = _sqlite_path(uri)
+    if db is not None:
+        _check_sqlite_file(uri, db)
+
+
 def check_store(uri: str) -> None:
     """Fail early, with one clear message, if the store cannot be written or reached."""
+    check_local(uri)
     db = _sqlite_path(uri)
     if db is not None:
         folder = db.parent
@@ -58,13 +128,28 @@ def check_store(uri: str) -> None:
                              f"writable directory or pass --tracking-uri")
         return
     if uri.startswith(("http://", "https://")):
-        import requests
+        _check_server(uri)
 
-        try:
-            requests.get(uri.rstrip("/") + "/health", timeout=5).raise_for_status()
-        except requests.RequestException as exc:
-            raise InputError(f"tracking server {uri} is unreachable ({type(exc).__name__}); "
-                             f"start it or pass another --tracking-uri") from None
+
+def _check_server(uri: str) -> None:
+    """The server answers ``GET /health`` with MLflow's ``OK``."""
+    import requests
+
+    url = uri.rstrip("/") + "/health"
+    try:
+        response = requests.get(url, timeout=5)
+    except requests.RequestException as exc:
+        raise InputError(f"tracking server {uri} is unreachable ({type(exc).__name__}); "
+                         f"start it or pass another --tracking-uri") from None
+    excerpt = f" {_excerpt(response.text)}" if response.text.strip() else ""
+    if not response.ok:
+        raise InputError(f"tracking server {uri} answered GET {url} with HTTP "
+                         f"{response.status_code}{excerpt}; check the URI (an MLflow server "
+                         f"answers 'OK') or pass another --tracking-uri")
+    if response.text.strip() != "OK":
+        raise InputError(f"tracking server {uri} is not an MLflow server: GET {url} answered"
+                         f"{excerpt or ' with an empty body'}, not MLflow's 'OK'; start "
+                         f"`mlflow server` there or pass another --tracking-uri")
 
 
 def ui_command(uri: str) -> str:
@@ -78,6 +163,7 @@ def open_client(uri: str):
     """An :class:`mlflow.MlflowClient` on ``uri``; a new SQLite store is created under its lock."""
     from mlflow import MlflowClient
 
+    check_local(uri)
     with store_lock(_sqlite_path(uri)):
         return MlflowClient(tracking_uri=uri)
 

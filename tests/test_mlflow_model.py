@@ -1,0 +1,162 @@
+"""The MLflow pyfunc model each run on own data logs (``zoo.serving``): served over HTTP by
+``mlflow models serve``, loaded in-process, registered, and not logged for other datasets."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import zoo
+from test_predict import MODEL, vitals_csv
+from zoo.tracking.mlflow_run import open_client
+
+MLFLOW = Path(sys.executable).with_name("mlflow")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One tiny run on a CSV, its model registered as ``vitals``."""
+    folder = tmp_path_factory.mktemp("serve")
+    vitals_csv(folder / "vitals.csv")
+    spec = {"data": {"kind": "table", "path": str(folder / "vitals.csv"), "id": "patient",
+                     "time": "hour", "label": "outcome"},
+            "model": MODEL, "train": {"epochs": 1, "batch_size": 8},
+            "tracking": {"register_model": "vitals"}}
+    uri = f"sqlite:///{folder / 'mlruns.db'}"
+    run_id, model = zoo.run_spec(spec, tracking_uri=uri, progress=False)
+    return {"folder": folder, "uri": uri, "run_id": run_id, "model": model,
+            "rows": pd.read_csv(folder / "vitals.csv")}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_served_model_answers_as_load_model(trained, tmp_path):
+    import requests
+
+    port = free_port()
+    # the server execs `uvicorn` from PATH: the venv's, as an activated venv has it
+    env = {**os.environ, "MLFLOW_TRACKING_URI": trained["uri"],
+           "PATH": f"{MLFLOW.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    log = tmp_path / "server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [str(MLFLOW), "models", "serve", "-m", f"runs:/{trained['run_id']}/model",
+             "--env-manager", "local", "--host", "127.0.0.1", "--port", str(port)],
+            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path,
+            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/ping", timeout=2).ok:
+                    break
+            except requests.RequestException:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"mlflow models serve did not answer /ping (exit "
+                            f"{server.poll()}):\n{log.read_text()[-4000:]}")
+            time.sleep(0.5)
+        rows = trained["rows"]
+        rows = rows[rows.patient.isin(["p3", "p4", "p7"])]
+        # the request of a client: JSON with null for missing cells (NaN is not JSON)
+        body = {"dataframe_split": json.loads(rows.drop(columns="outcome").to_json(
+            orient="split", index=False))}
+        reply = requests.post(f"http://127.0.0.1:{port}/invocations", json=body, timeout=60)
+        assert reply.status_code == 200, reply.text
+        served = pd.DataFrame(reply.json()["predictions"])
+        expected = zoo.load_model(trained["run_id"], tracking_uri=trained["uri"]).predict(
+            rows, progress=False)
+        assert list(served.patient) == ["p3", "p4", "p7"]
+        pd.testing.assert_frame_equal(served, expected, check_dtype=False)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+
+
+def test_pyfunc_in_process_signature_and_registry(trained):
+    import mlflow
+    from mlflow import MlflowClient
+
+    mlflow.set_tracking_uri(trained["uri"])
+    try:
+        model = mlflow.pyfunc.load_model(f"runs:/{trained['run_id']}/model")
+        registered = mlflow.pyfunc.load_model("models:/vitals/1")
+    finally:
+        mlflow.set_tracking_uri(None)
+    rows = trained["rows"]
+    expected = trained["model"].predict(rows, progress=False)
+    pd.testing.assert_frame_equal(model.predict(rows), expected)
+    pd.testing.assert_frame_equal(registered.predict(rows), expected)
+    inputs = model.metadata.get_input_schema().input_names()
+    assert inputs == ["patient", "hour", "hr", "temp"]
+    assert model.metadata.get_output_schema().input_names() == list(expected.columns)
+    client = MlflowClient(tracking_uri=trained["uri"], registry_uri=trained["uri"])
+    [version] = client.search_model_versions("name='vitals'")
+    assert version.run_id == trained["run_id"]
+    example = Path(client.download_artifacts(trained["run_id"], "model"))
+    assert (example / "MLmodel").is_file() and any(example.glob("input_example*"))
+
+
+def test_arrays_run_serves_the_long_layout(tmp_path):
+    """``arrays`` data: the pyfunc model reads one row per step (series, time, channels)."""
+    import mlflow
+
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(20, 6, 2))
+    values[::3, 4:] = np.nan  # shorter series
+    np.savez(tmp_path / "d.npz", values=values, labels=np.arange(20) % 2,
+             times=np.arange(6) * 0.5)
+    spec = {"data": {"kind": "arrays", "path": str(tmp_path / "d.npz"),
+                     "channel_names": ["a", "b"]},
+            "model": MODEL, "train": {"epochs": 1, "batch_size": 8}}
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    run_id, trained = zoo.run_spec(spec, tracking_uri=uri, progress=False)
+    mlflow.set_tracking_uri(uri)
+    try:
+        model = mlflow.pyfunc.load_model(f"runs:/{run_id}/model")
+    finally:
+        mlflow.set_tracking_uri(None)
+    assert model.metadata.get_input_schema().input_names() == ["series", "time", "a", "b"]
+    long = pd.DataFrame([{"series": f"s{i}", "time": t * 0.5, "a": values[i, t, 0],
+                          "b": values[i, t, 1]}
+                         for i in (5, 6) for t in range(4 if i % 3 == 0 else 6)])
+    served = model.predict(long)
+    expected = trained.predict({"values": values[[5, 6]], "times": np.arange(6) * 0.5},
+                               progress=False)
+    assert list(served.series) == ["s5", "s6"]
+    pd.testing.assert_frame_equal(served.drop(columns="series"),
+                                  expected.drop(columns="series"))
+
+
+def test_other_datasets_and_log_model_false_log_nothing(tiny_spec, tmp_path, capsys):
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    run_id, _ = zoo.run_spec(tiny_spec, tracking_uri=uri, progress=False)
+    assert "no MLflow model logged: dataset 'irregular_sines'" in capsys.readouterr().err
+    client = open_client(uri)
+    assert "model" not in {a.path for a in client.list_artifacts(run_id)}
+
+    folder = tmp_path / "own"
+    folder.mkdir()
+    vitals_csv(folder / "v.csv", n=12)
+    spec = {"data": {"kind": "table", "path": str(folder / "v.csv"), "id": "patient",
+                     "label": "outcome"},
+            "model": MODEL, "train": {"epochs": 1, "batch_size": 8},
+            "tracking": {"log_model": False}}
+    run_id, _ = zoo.run_spec(spec, tracking_uri=uri, progress=False)
+    assert "model" not in {a.path for a in client.list_artifacts(run_id)}
+    assert "MLflow model" not in capsys.readouterr().err
