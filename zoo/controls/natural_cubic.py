@@ -20,7 +20,9 @@ an all-NaN channel becomes the constant 0 path (zero coefficients).
   torchcde's ``natural_cubic_spline_coeffs`` (its ``_version=0``).
 
 Both read the same when no channel starts or ends with a NaN run longer than one entry; a channel
-observed once is the constant path at that value in both.
+observed once is the constant path at that value in both. torchcde computes series with NaNs one
+scalar series at a time in Python; :mod:`.spline_nan` gives its coefficients (to rounding) for
+all series at once.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import torchcde
 from pydantic import Field
 
 from ..components import ControlConfig
+from .spline_nan import natural_cubic_coeffs_nan
 
 
 class NaturalCubicConfig(ControlConfig):
@@ -47,9 +50,9 @@ class NaturalCubicConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-        coeffs = (torchcde.natural_cubic_coeffs if self.nan_fill == "runs"
-                  else torchcde.natural_cubic_spline_coeffs)
-        return coeffs(values, t=times)
+        if torch.isnan(values).any():  # torchcde's coefficients, all series at once
+            return natural_cubic_coeffs_nan(values, times, self.nan_fill)
+        return torchcde.natural_cubic_coeffs(values, t=times)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> torchcde.CubicSpline:
         return torchcde.CubicSpline(coeffs, t=times)

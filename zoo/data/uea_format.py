@@ -6,7 +6,11 @@
 
 ``.arff``: a multivariate file has one relational attribute whose value is a quoted string of
 channels separated by the two characters ``\\n``, followed by the nominal class attribute; a
-univariate file has one numeric attribute per time step, then the class attribute.
+univariate file has one numeric attribute per time step, then the class attribute (the archive
+also ships multivariate datasets as one such file per dimension, ``<name>Dimension<k>_<split>``,
+assembled by :mod:`zoo.data.uea_archive`). ARFF rows have a fixed width, so the archive pads
+shorter series with ``?``: trailing time steps missing in every channel are dropped, giving the
+series the length its ``.ts`` twin has.
 
 Both return a :class:`UEASeries`; every error is an :class:`InputError` naming the dataset and
 file (and the line where it applies).
@@ -74,8 +78,8 @@ def _lines(path: Path, dataset: str) -> list[str]:
         raise InputError(f"dataset '{dataset}': cannot read {path} ({exc})") from None
 
 
-def read_ts(path: Path, dataset: str) -> UEASeries:
-    """Parse a ``.ts`` classification file."""
+def read_ts(path: Path, dataset: str, header_only: bool = False) -> UEASeries:
+    """Parse a ``.ts`` classification file (``header_only``: stop at ``@data``, no cases)."""
     header: dict[str, list[str]] = {}
     cases, labels, in_data = [], [], False
     for number, raw in enumerate(_lines(path, dataset), start=1):
@@ -96,6 +100,8 @@ def read_ts(path: Path, dataset: str) -> UEASeries:
                 in_data = True
                 classes = tuple(header.get("@classlabel", ["false"])[1:])
                 _check_classes(classes, str(path), dataset)
+                if header_only:
+                    return UEASeries([], [], classes)
             if tag == "@timestamps" and words[:1] == ["true"]:
                 fail("time-stamped .ts files are not supported")
             continue
@@ -116,8 +122,17 @@ def read_ts(path: Path, dataset: str) -> UEASeries:
 _NOMINAL = re.compile(r"\{(.*)\}")
 
 
-def read_arff(path: Path, dataset: str) -> UEASeries:
-    """Parse a UEA/UCR ``.arff`` classification file (multivariate relational or univariate)."""
+def _trim_padding(case: np.ndarray, fail) -> np.ndarray:
+    """Drop trailing time steps missing in every channel (the ARFF padding of shorter series)."""
+    observed = np.flatnonzero(~np.isnan(case).all(axis=0))
+    if not len(observed):
+        fail("a series with no observed value")
+    return case[:, :observed[-1] + 1]
+
+
+def read_arff(path: Path, dataset: str, header_only: bool = False) -> UEASeries:
+    """Parse a UEA/UCR ``.arff`` classification file (multivariate relational or univariate;
+    ``header_only``: stop at ``@data``, no cases)."""
     attributes: list[str] = []
     classes: tuple[str, ...] = ()
     relational = in_relational = in_data = False
@@ -144,6 +159,9 @@ def read_arff(path: Path, dataset: str) -> UEASeries:
                 in_relational = False
             elif lower.startswith("@data"):
                 in_data = True
+                if header_only:
+                    _check_classes(classes, str(path), dataset)
+                    return UEASeries([], [], classes)
             elif not lower.startswith("@relation"):
                 fail("expected an @attribute, @relation or @data line")
             continue
@@ -153,7 +171,7 @@ def read_arff(path: Path, dataset: str) -> UEASeries:
             channels = [_values(c, fail) for c in body.strip().strip("'\"").split("\\n")]
         else:
             channels = [_values(body, fail)]
-        cases.append(_case(channels, label, classes, fail))
+        cases.append(_trim_padding(_case(channels, label, classes, fail), fail))
         labels.append(label)
     if not in_data:
         raise InputError(f"dataset '{dataset}': {path} has no @data section (not an .arff file)")
@@ -161,13 +179,13 @@ def read_arff(path: Path, dataset: str) -> UEASeries:
     return UEASeries(cases, labels, classes)
 
 
-def read_uea(path: Path, dataset: str) -> UEASeries:
+def read_uea(path: Path, dataset: str, header_only: bool = False) -> UEASeries:
     """Parse ``path`` by its suffix (``.ts`` or ``.arff``)."""
     suffix = Path(path).suffix.lower()
     if suffix == ".ts":
-        return read_ts(path, dataset)
+        return read_ts(path, dataset, header_only)
     if suffix == ".arff":
-        return read_arff(path, dataset)
+        return read_arff(path, dataset, header_only)
     raise InputError(f"dataset '{dataset}': {path}: unknown format '{suffix}' (.ts or .arff)")
 
 
