@@ -28,7 +28,7 @@ from .plots import learning_curves
 from .predict import OWN_KINDS
 from .series import DataBundle, PreparedSplit
 from .tracking.deferred_interrupt import exit_code, interrupts_deferred
-from .tracking.mlflow_run import MlflowRun, check_store, resolve_uri
+from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, resolve_uri
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
@@ -63,6 +63,7 @@ class RunResult:
     uri: str
     test: dict[str, float]
     best_epoch: int | None
+    experiment_id: str | None = None
 
 
 def spec_hash(spec: Any) -> str:
@@ -72,6 +73,41 @@ def spec_hash(spec: Any) -> str:
     for key in ("log_model", "register_model"):  # what is logged, not what is trained
         data["tracking"].pop(key, None)
     return hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+NOTE_TAG = "mlflow.note.content"
+
+
+def _section(section: Any) -> str:
+    """``kind (key value, ...)`` of a spec section: its kind and its set scalar options."""
+    data = section.model_dump(mode="json")
+    kind = data.pop("kind", "?")
+    shown = ", ".join(f"{k} {v}" for k, v in data.items()
+                      if v is not None and not isinstance(v, (dict, list)))
+    return f"`{kind}`" + (f" ({shown})" if shown else "")
+
+
+def run_note(spec: Any, run_id: str, uri: str, test: dict[str, float] | None = None,
+             best_epoch: int | None = None) -> str:
+    """The run's description (MLflow's ``mlflow.note.content``, Markdown): what it trains, how
+    to resume it and, once finished, its test metrics at the selected epoch."""
+    m = spec.model
+    lines = [f"**{spec.name or 'zoo run'}**, seed {spec.seed}", ""]
+    if spec.reproduces:
+        lines += [f"- reproduces: `{spec.reproduces}`"]
+    lines += [f"- data: {_section(spec.data)}",
+              f"- model: field {_section(m.field)}; control {_section(m.control)}; "
+              f"readout {_section(m.readout)}",
+              f"- solver: {_section(m.solver)}",
+              f"- training: {spec.train.epochs} epochs, batch {spec.train.batch_size}, "
+              f"{spec.train.optimizer.kind} lr {spec.train.optimizer.lr}"]
+    if test is None:
+        lines += ["", "If interrupted, resume with:", "",
+                  f"    zoo run --resume {run_id} --tracking-uri {uri}"]
+    else:
+        shown = ", ".join(f"`{k}` {v:.4f}" for k, v in test.items())
+        lines += ["", f"Finished. Test metrics of the best epoch ({best_epoch}): {shown}"]
+    return "\n".join(lines)
 
 
 def _git_commit() -> str | None:
@@ -166,15 +202,20 @@ class _Session:
             self.workdir = Path(workdir)
             test = self.trainer.fit(self.on_epoch)
             state = self.trainer.state
+            # the test metrics belong to the selected epoch's model: logged at its step
+            best = state.best_epoch if state.best_epoch is not None else state.epoch
             with interrupts_deferred():  # the test results are stored whole, as each epoch is
-                self.tracker.log_metrics(test, step=state.epoch)
+                self.tracker.log_metrics({**test, "best_epoch": best}, step=best)
+                self.tracker.set_tags({"zoo.best_epoch": str(best), NOTE_TAG: run_note(
+                    self.spec, self.tracker.run_id, self.tracker.uri, test, best)})
                 if self.spec.tracking.plots and state.history:
                     png = learning_curves(state.history, self.workdir / "learning_curves.png",
                                           self.spec.name or "run")
                     self.tracker.log_file(png, "plots")
                 self.log_model()
                 self.tracker.finish("FINISHED")
-        return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch)
+        return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch,
+                         self.tracker.experiment_id)
 
 
 @contextmanager
@@ -225,6 +266,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
                                                     "zoo.implementation": implementation})
         opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
                  f"{implementation} path)")
+        if warning := misplaced_artifacts(uri, tracker.artifact_uri or ""):
+            opts.say(warning)
         return session.train()
 
 
@@ -243,6 +286,7 @@ def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle:
         tags["zoo.partial_data"] = bundle.partial
     run_id = tracker.start(spec.tracking.experiment or spec.name or "zoo",
                            spec.tracking.run_name or f"{spec.name}-seed{spec.seed}", tags)
+    tracker.set_tags({NOTE_TAG: run_note(spec, run_id, tracker.uri)})
     params = flatten(spec.model_dump(mode="json"))
     params["model.n_parameters"] = str(count_parameters(model))
     tracker.log_params(params)
@@ -268,6 +312,8 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
         note = tracker.claim(run_id, ("spec.yaml", "checkpoints/last.pt"), opts.force)
     if note:
         opts.say(note)
+    if warning := misplaced_artifacts(uri, tracker.artifact_uri or ""):
+        opts.say(warning)
     with _ended(tracker, lambda: True):
         with tempfile.TemporaryDirectory(prefix="zoo-resume-") as tmp:
             spec_file = tracker.download("spec.yaml", Path(tmp))

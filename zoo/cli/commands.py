@@ -61,7 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .. import runner
     from ..spec.validate import load_spec
     from ..tracking.deferred_interrupt import sigterm_interrupts
-    from ..tracking.mlflow_run import ui_command
+    from ..tracking.mlflow_run import run_url, ui_command
 
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
                              smoke=args.smoke, progress=not args.no_progress, force=args.force,
@@ -83,6 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     shown = ", ".join(f"{k} {v:.4f}" for k, v in result.test.items())
     print(f"run {result.run_id} finished (best epoch {result.best_epoch}): {shown}")
     print(f"browse it with: {ui_command(result.uri)}")
+    if result.experiment_id is not None:
+        print(f"run page: {run_url(result.uri, result.experiment_id, result.run_id)}")
     return 0
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import shutil
+import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
@@ -152,11 +154,61 @@ def _check_server(uri: str) -> None:
                          f"`mlflow server` there or pass another --tracking-uri")
 
 
-def ui_command(uri: str) -> str:
-    """The exact command that opens the MLflow UI on this store."""
+#: where ``mlflow ui`` listens unless told otherwise (the printed command names it)
+UI_HOST, UI_PORT = "127.0.0.1", 5000
+#: experiment tag that makes MLflow 3's UI open an experiment on its runs list ("Machine
+#: learning") instead of the GenAI traces page
+EXPERIMENT_KIND = ("mlflow.experimentKind", "custom_model_development")
+
+
+def mlflow_executable() -> list[str]:
+    """How to start this environment's ``mlflow``: its script beside the running Python (a venv's
+    ``bin/mlflow``), else ``python -m mlflow`` with this Python, so it works without activating
+    the environment."""
+    script = Path(sys.executable).parent / ("mlflow.exe" if os.name == "nt" else "mlflow")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "mlflow"]
+
+
+def ui_command(uri: str, port: int = UI_PORT) -> str:
+    """The exact command that opens the MLflow UI on this store, runnable as printed (by
+    absolute path: ``mlflow`` is often only in zoo's virtual environment)."""
     if uri.startswith(("http://", "https://")):
         return f"open {uri} in a browser"
-    return f"mlflow ui --backend-store-uri {uri} --port 5000"
+    args = [*mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", UI_HOST,
+            "--port", str(port)]
+    return shlex.join(args)
+
+
+def run_url(uri: str, experiment_id: str, run_id: str | None = None,
+            port: int = UI_PORT) -> str:
+    """The UI address of the run (or, without ``run_id``, the experiment's runs list): on the
+    server ``uri``, else where :func:`ui_command` serves it."""
+    base = uri.rstrip("/") if uri.startswith(("http://", "https://")) else \
+        f"http://{UI_HOST}:{port}"
+    tail = f"/runs/{run_id}" if run_id else "/runs"
+    return f"{base}/#/experiments/{experiment_id}{tail}"
+
+
+def misplaced_artifacts(uri: str, artifact_uri: str) -> str | None:
+    """A warning when a local SQLite store's run keeps its artifacts anywhere but in the
+    ``mlartifacts/`` folder beside the store: MLflow stores artifact locations as absolute
+    paths, so a copied or moved store still reads and writes the original folder."""
+    db = _sqlite_path(uri)
+    where = _local_dir(artifact_uri)
+    if db is None or where is None:
+        return None
+    beside = (db.parent / "mlartifacts").resolve()
+    try:
+        where.resolve().relative_to(beside)
+        return None
+    except ValueError:
+        pass
+    state = "which exists" if where.exists() else "which does not exist"
+    return (f"WARNING: this run's artifacts go to {where} ({state}), not to {beside} beside "
+            f"the store {db}: MLflow records artifact locations as absolute paths, so a copied "
+            f"or moved store keeps using the original folder (see README, Tracking)")
 
 
 def open_client(uri: str):
@@ -184,6 +236,8 @@ class MlflowRun:
         self.uri = uri
         self.client = open_client(uri)
         self.run_id: str | None = None
+        self.experiment_id: str | None = None
+        self.artifact_uri: str | None = None
         self.ended = False  # finish() was called: the run is no longer written
 
     def _experiment_id(self, name: str) -> str:
@@ -195,10 +249,14 @@ class MlflowRun:
         with store_lock(db):
             exp = self.client.get_experiment_by_name(name)
             if exp is not None:
+                key, kind = EXPERIMENT_KIND
+                if key not in exp.tags:  # an older zoo made it: open it on its runs too
+                    self.client.set_experiment_tag(exp.experiment_id, key, kind)
                 return exp.experiment_id
             location = (db.parent / "mlartifacts").resolve().as_uri() if db else None
             try:
-                return self.client.create_experiment(name, artifact_location=location)
+                return self.client.create_experiment(name, artifact_location=location,
+                                                     tags=dict([EXPERIMENT_KIND]))
             except MlflowException as exc:
                 if exc.error_code != ErrorCode.Name(RESOURCE_ALREADY_EXISTS):
                     raise
@@ -217,6 +275,7 @@ class MlflowRun:
         except MlflowException as exc:
             raise ZooError(f"tracking store {self.uri}: cannot create a run: {exc}") from None
         self.run_id = run.info.run_id
+        self.experiment_id, self.artifact_uri = run.info.experiment_id, run.info.artifact_uri
         return self.run_id
 
     def claim(self, run_id: str, needs: tuple[str, ...], force: bool = False) -> str | None:
@@ -243,11 +302,17 @@ class MlflowRun:
             self.client.set_tag(run_id, owner.TAG, owner.describe())
             self.client.update_run(run_id, status="RUNNING")
         self.run_id = run_id
+        self.experiment_id, self.artifact_uri = run.info.experiment_id, run.info.artifact_uri
         return note
 
     def _has(self, run_id: str, path: str) -> bool:
         folder = os.path.dirname(path) or None
         return any(a.path == path for a in self.client.list_artifacts(run_id, folder))
+
+    def set_tags(self, tags: dict[str, str]) -> None:
+        from mlflow.entities import RunTag
+
+        self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in tags.items()])
 
     def log_params(self, params: dict[str, str]) -> None:
         from mlflow.entities import Param
