@@ -39,9 +39,12 @@ from .training.seed import seed_everything
 class Interrupted(ZooError):
     """A run ended by Ctrl-C (exit 130) or SIGTERM (143); it is marked KILLED."""
 
-    def __init__(self, message: str, code: int = 130):
+    def __init__(self, message: str, code: int = 130, run_id: str | None = None,
+                 hint: str | None = None):
         super().__init__(message)
         self.exit_code = code
+        self.run_id = run_id  # the run marked KILLED
+        self.hint = hint  # how to go on: resume it, or start it again
 
 
 @dataclass
@@ -236,7 +239,7 @@ def _ended(tracker: MlflowRun, resumable: Callable[[], bool]) -> Iterator[None]:
         else:
             hint = (f"run {tracker.run_id} is marked KILLED and cannot be resumed (no epoch "
                     f"was saved, so it has no checkpoint); start it again with zoo run")
-        raise Interrupted(f"interrupted; {hint}", exit_code(exc)) from None
+        raise Interrupted(f"interrupted; {hint}", exit_code(exc), tracker.run_id, hint) from None
     except BaseException:
         with interrupts_deferred():
             tracker.finish("FAILED")

@@ -48,4 +48,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     outcomes = sweep(args.specs, opts,
                      progress=lambda o: print(progress_line(o), file=sys.stderr))
     print(summary(outcomes))
+    codes = {o.code for o in outcomes if o.code}
+    if codes:  # SIGTERM or Ctrl-C: every run in progress is marked KILLED
+        code = 143 if 143 in codes else max(codes)
+        print(f"{'terminated' if code == 143 else 'interrupted'}; running the same zoo sweep "
+              f"again runs the seeds that did not finish", file=sys.stderr)
+        return code
     return 1 if any(o.status == "failed" for o in outcomes) else 0

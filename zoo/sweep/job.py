@@ -1,9 +1,18 @@
-"""One run of a sweep, as sent to a worker process or Ray task, and what comes back."""
+"""One run of a sweep, as sent to a worker process or Ray task, and what comes back.
+
+In a local worker process (see :func:`worker_signals`) SIGTERM and SIGINT end the job in
+progress as they end a ``zoo run``: the write in progress completes, the run is marked KILLED and
+the outcome is ``interrupted``, with how to resume it. A job that a worker takes up after the
+signal does not start (``cancelled``).
+"""
 
 from __future__ import annotations
 
+import signal
 import sys
 from dataclasses import dataclass
+
+from ..tracking.deferred_interrupt import Terminated, exit_code
 
 
 @dataclass(frozen=True)
@@ -21,19 +30,45 @@ class Job:
 @dataclass(frozen=True)
 class Outcome:
     job: Job
-    status: str  # finished, failed, skipped
+    status: str  # finished, failed, skipped, interrupted, cancelled (not started)
     run_id: str | None = None
     value: float | None = None
-    error: str | None = None
+    error: str | None = None  # for interrupted: how to go on (resume with: zoo run --resume ...)
+    code: int | None = None  # interrupted, cancelled: 143 (SIGTERM) or 130 (SIGINT)
+
+
+_stopping: int | None = None  # the signal this worker process received
+_in_job = False
+
+
+def _on_signal(signum, _frame) -> None:
+    """The first signal ends the job in progress; a later one (Ctrl-C reaches a worker both from
+    the terminal and from the sweep) must not interrupt the marking of its run as KILLED."""
+    global _stopping
+    if _stopping is not None:
+        return
+    _stopping = signum
+    if _in_job:
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def worker_signals() -> None:
+    """Initializer of a local worker process: SIGTERM and SIGINT interrupt the job in progress
+    only; an idle worker remembers them and starts no further job."""
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _on_signal)
 
 
 def execute(job: Job, tracking_uri: str, threads: int | None = None) -> Outcome:
     """Load the spec and train it in its own MLflow run; a failure becomes a failed outcome."""
     import torch
 
-    from ..runner import RunOptions, run
+    from ..runner import Interrupted, RunOptions, run
     from ..spec.validate import load_spec
 
+    global _in_job
+    if _stopping is not None:
+        return Outcome(job, "cancelled", code=128 + _stopping)
     if threads:
         torch.set_num_threads(threads)
     tag = f"[{job.name} seed {job.seed}]"
@@ -41,8 +76,18 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None) -> Outcome:
                       progress=False, keep_freed_blocks=True,  # a worker process of its own
                       say=lambda text: print(tag, text, file=sys.stderr))
     try:
+        _in_job = True
+        if _stopping is not None:  # arrived just now, before the job could be interrupted
+            return Outcome(job, "cancelled", code=128 + _stopping)
         spec, _ = load_spec(job.spec_path, list(job.overrides))
         result = run(spec, opts)
+    except Interrupted as exc:  # the run is marked KILLED
+        return Outcome(job, "interrupted", exc.run_id, error=exc.hint, code=exc.exit_code)
+    except KeyboardInterrupt as exc:  # before the run was created, or just after it finished
+        return Outcome(job, "interrupted", code=exit_code(exc),
+                       error="interrupted before its run started or as it finished")
     except Exception as exc:  # reported in the sweep summary; other runs go on
         return Outcome(job, "failed", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        _in_job = False
     return Outcome(job, "finished", result.run_id, result.test.get(f"test/{job.metric}"))

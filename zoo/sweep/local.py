@@ -2,26 +2,56 @@
 
 Each run is its own MLflow run, finished (or marked failed) by the worker itself, so a worker
 that crashes loses only the run it was executing.
+
+SIGTERM or SIGINT (Ctrl-C) to the sweep is passed on to every worker: the runs in progress end
+as a ``zoo run`` does (marked KILLED, ``interrupted`` outcomes with how to resume them), jobs not
+yet started come back ``cancelled``, and the sweep collects them all before it ends.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from .job import Job, Outcome, execute
+from .job import Job, Outcome, execute, worker_signals
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def run_local(jobs: list[Job], tracking_uri: str, workers: int) -> Iterator[Outcome]:
     """Outcomes in completion order; ``workers`` processes share the CPU cores evenly."""
     threads = max(1, (os.cpu_count() or 1) // workers)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(execute, job, tracking_uri, threads): job for job in jobs}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as exc:  # the worker process died (e.g. out of memory)
-                yield Outcome(futures[future], "failed", error=f"worker crashed: {exc}")
+    received: list[int] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=worker_signals) as pool:
+
+        def forward(signum, _frame) -> None:
+            if not received:
+                received.append(signum)
+            for pid in list(getattr(pool, "_processes", None) or {}):
+                try:
+                    os.kill(pid, signum)
+                except OSError:  # already gone
+                    pass
+
+        previous = ({s: signal.signal(s, forward) for s in _SIGNALS}
+                    if threading.current_thread() is threading.main_thread() else {})
+        try:
+            futures = {pool.submit(execute, job, tracking_uri, threads): job for job in jobs}
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # the worker process died (e.g. out of memory)
+                    job = futures[future]
+                    if received:  # a signal reached it before it could handle one
+                        yield Outcome(job, "cancelled", code=128 + received[0])
+                    else:
+                        yield Outcome(job, "failed", error=f"worker crashed: {exc}")
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)

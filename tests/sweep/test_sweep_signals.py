@@ -1,0 +1,73 @@
+"""SIGTERM to a real `zoo sweep`: every run in progress ends as a `zoo run` does.
+
+Each worker completes the write in progress and marks its run KILLED; the sweep prints how to
+resume each one and exits 143, leaving no run RUNNING and no temporary folder behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from mlflow import MlflowClient
+
+from zoo.tracking.mlflow_run import open_client
+
+
+def store_runs(uri):
+    client = open_client(uri)  # under the store's lock: the workers may be creating the store
+    exps = [e.experiment_id for e in client.search_experiments()]
+    return client, client.search_runs(exps)
+
+
+def wait_for_first_epoch(uri, proc) -> str:
+    """The id of the first run of the sweep to log an epoch."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            client, runs = store_runs(uri)
+            for run in runs:
+                if client.get_metric_history(run.info.run_id, "train/loss"):
+                    return run.info.run_id
+        except Exception:  # the store or the runs do not exist yet
+            pass
+        time.sleep(0.1)
+    raise AssertionError("no epoch logged in time")
+
+
+def test_sigterm_ends_every_run_of_a_sweep(write_spec, tiny_spec, tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    tiny_spec["train"]["epochs"] = 40
+    tiny_spec["data"].update(n_train=64, length=12)
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    env = {**os.environ, "TMPDIR": str(tmp), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zoo", "sweep", str(spec), "--seeds", "1-3", "--workers", "2",
+         "--tracking-uri", uri], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = wait_for_first_epoch(uri, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    client = MlflowClient(uri)
+    _, runs = store_runs(uri)
+    assert runs and all(r.info.status == "KILLED" for r in runs), [r.info.status for r in runs]
+    for run in runs:  # one line per interrupted run, with its resume command
+        hint = f"resume with: zoo run --resume {run.info.run_id} --tracking-uri {uri}"
+        [line] = [line for line in err.splitlines()
+                  if line.startswith("interrupted") and run.info.run_id in line]
+        if client.get_metric_history(run.info.run_id, "train/loss"):
+            assert hint in line, err
+        else:  # interrupted before its first epoch: no checkpoint, started again by a re-run
+            assert "cannot be resumed" in line, err
+    assert f"resume with: zoo run --resume {first} --tracking-uri {uri}" in err
+    assert "cancelled" in out  # seed 3 never started: no run of its own
+    assert len(runs) == 2
+    assert sorted(p.name for p in tmp.iterdir() if p.name.startswith("zoo-run-")) == []
