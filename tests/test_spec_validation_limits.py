@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+from test_spec_validation import SPEC
 
 from zoo import registry
 from zoo.cli.main import main
@@ -24,20 +25,6 @@ from zoo.suggest import did_you_mean
 
 REPO = Path(__file__).resolve().parents[1]
 
-SPEC = """\
-data:
-  kind: irregular_sines
-  length: 12
-model:
-  control: {kind: natural_cubic}
-  field:
-    kind: ncde
-    hidden: 8
-  solver: {kind: torchdiffeq, method: rk4}
-  readout: {kind: classify}
-train:
-  epochs: 2
-"""
 # the lines after SPEC are 13, 14, ...
 
 LSTM = """\

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from test_predict import vitals_csv
 
 from zoo.cli.main import main
 from zoo.datasets.own.arrays import ArraysConfig
@@ -460,18 +461,9 @@ def test_readouts_ignore_missing_targets():
 
 
 def test_zoo_run_on_an_irregular_csv(tmp_path, monkeypatch, capsys):
-    rng = np.random.default_rng(0)
-    rows = ["patient,hour,hr,temp,outcome"]
-    for i in range(24):
-        sick = i % 2
-        hours = np.sort(rng.choice(np.arange(11) / 5, size=rng.integers(4, 8), replace=False))
-        for h in hours:
-            temp = "" if rng.random() < 0.3 else f"{36.5 + sick:.1f}"
-            rows.append(f"p{i},{h:g},{60 + 10 * sick + rng.normal():.2f},{temp},"
-                        f"{'sick' if sick else 'well'}")
     folder = tmp_path / "project"
     folder.mkdir()
-    (folder / "vitals.csv").write_text("\n".join(rows) + "\n")
+    vitals_csv(folder / "vitals.csv")
     (folder / "vitals.yaml").write_text(
         "data: {kind: table, path: vitals.csv, id: patient, time: hour, label: outcome,\n"
         "       classes: [well, sick]}\n"
