@@ -47,9 +47,11 @@ def test_info_reports_urls_and_unknown_checksums(mirror, capsys):
         capsys.readouterr().out
 
 
-def test_fetch_takes_the_file_from_the_mirror(mirror, capsys):
+def test_fetch_copies_the_file_from_the_mirror_into_the_cache(mirror, tmp_path, capsys):
     assert run("fetch", "ozone", "--mirror", str(mirror), "--quiet") == 0
-    assert capsys.readouterr().out.strip() == str(mirror / "ltc" / "ozone" / "eighthr.data")
+    cached = tmp_path / "home" / "ltc" / "ozone" / "eighthr.data"
+    assert capsys.readouterr().out.strip() == str(cached)
+    assert cached.read_bytes() == (mirror / "ltc" / "ozone" / "eighthr.data").read_bytes()
 
 
 @pytest.mark.parametrize("verb", ["info", "fetch"])
