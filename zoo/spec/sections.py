@@ -213,3 +213,18 @@ class TrackingSpec(Section):
                                               "`model` (table and arrays data)")
     register_model: str | None = Field(None, description="register the logged model under "
                                                          "this name in the model registry")
+
+    @field_validator("uri")
+    @classmethod
+    def _store_is_usable(cls, uri: str | None) -> str | None:
+        """The checks of the store that need no network (scheme, an SQLite path that is a
+        folder or not an MLflow store), at validation rather than when the run starts."""
+        from ..errors import InputError
+        from ..tracking.mlflow_run import check_local
+
+        if uri is not None:
+            try:
+                check_local(uri)
+            except InputError as exc:
+                raise ValueError(str(exc).removeprefix(f"tracking store {uri}: ")) from None
+        return uri
