@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..results.registry import Entry
 from .collect import Measurement, collect, spec_digest
-from .recipes import EPOCHS, Recipe, recipe_key, split_key
+from .recipes import EPOCHS, Recipe, recipe_key, variants
 from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
 
@@ -123,7 +123,7 @@ def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Pat
     client = open_client(uri)
     lines, busy = [], set()
     for entry in entries:
-        shipped = sorted(v for i, v in map(split_key, recipes) if i == entry.id and v)
+        shipped = variants(entry.id, recipes)
         for variant in [None, *shipped]:  # a run of an unshipped variant is the recipe's, altered
             key = recipe_key(entry.id, variant)
             chosen, skipped = _choose([m for m in found[entry.id] if variant == (

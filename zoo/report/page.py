@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..results.registry import Registry
 from .plot import comparison_figure
-from .recipes import recipe_key, split_key
+from .recipes import recipe_key, split_key, variants
 from .records import Record
 from .files import atomic_write
 from .render import cells, decimals, stats_text
@@ -36,8 +36,7 @@ def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, li
         raise InputError(f"records of entries not in the registry: {', '.join(unknown)}")
     found: dict[str, list[Row]] = {}
     for entry in registry.entries.values():
-        variants = sorted(v for i, v in map(split_key, records) if i == entry.id and v)
-        for variant in [None, *variants]:
+        for variant in [None, *variants(entry.id, records)]:
             mine = records.get(recipe_key(entry.id, variant), [])
             if any(r.metric != f"test/{entry.metric.name}" for r in mine):
                 raise InputError(f"records of {entry.id} are not of its metric "
@@ -47,6 +46,11 @@ def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, li
                 entry, summarise([r.value * entry.metric.scale for r in mine]), partial,
                 tuple(r.run_id for r in mine), variant=variant))
     return found
+
+
+def _markdown_row(cells: list[str]) -> str:
+    """One Markdown table row, ``|`` inside a cell escaped."""
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
 def _span(epochs: list[int | None]) -> str:
@@ -70,7 +74,7 @@ def _line(row: Row, mine: list[Record]) -> str:
     devices = ", ".join(sorted({r.device for r in mine if r.device}))
     text = [e.id, f"{c['row']} · {c['column']}", c["unit"], c["paper"], ours,
             c["diff"], VERDICT[row.within], per_epoch + (f" ({devices})" if devices else "")]
-    return "| " + " | ".join(t.replace("|", "\\|") for t in text) + " |"
+    return _markdown_row(text)
 
 
 def _duration(seconds: float) -> str:
@@ -94,7 +98,7 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
     partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
     text = [key, devices, f"{per_epoch:.3g}" if per_epoch < 100 else f"{per_epoch:.0f}",
             seeds, timed_text, partial]
-    return "| " + " | ".join(t.replace("|", "\\|") for t in text) + " |"
+    return _markdown_row(text)
 
 
 def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]]) -> list[str]:

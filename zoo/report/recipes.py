@@ -55,6 +55,11 @@ def split_key(key: str) -> tuple[str, str | None]:
     return entry_id, variant or None
 
 
+def variants(entry_id: str, keys) -> list[str]:
+    """The variant names among recipe ``keys`` (:func:`recipe_key`) of ``entry_id``, sorted."""
+    return sorted(v for i, v in map(split_key, keys) if i == entry_id and v)
+
+
 def load_recipes(ids: Iterable[str], root: str | Path | None = None) -> dict[str, Recipe]:
     """By :func:`recipe_key`, the recipes (and variants) of ``ids`` shipped under ``root``
     (default ``specs/``)."""

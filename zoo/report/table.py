@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..results.registry import Entry
 from .collect import Measurement
-from .recipes import Recipe, recipe_key, split_key
+from .recipes import Recipe, recipe_key, variants
 
 SPREAD = 2.0
 PICK_RULE = "per seed, the newest finished run (latest start) counts"
@@ -100,9 +100,7 @@ def compare(entries: list[Entry], found: dict[str, list[Measurement]],
     rows = []
     for entry in entries:
         runs = found.get(entry.id, [])
-        shipped = (split_key(k) for k in recipes)
-        variants = [None, *sorted(v for i, v in shipped if i == entry.id and v)]
-        for variant in variants:
+        for variant in [None, *variants(entry.id, recipes)]:
             recipe = recipes.get(recipe_key(entry.id, variant))
             rows.append(_row(entry, [m for m in runs if m.differs is None
                                      and m.variant == variant],
