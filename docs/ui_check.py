@@ -1,12 +1,14 @@
-"""The MLflow UI hand-off in a real browser: train a tiny run, start the UI with the command
-``zoo run`` prints, open the run page it prints in headless Chromium, and keep what the browser
-rendered (a screenshot and the page's text).
+"""The MLflow UI hand-off in a real browser: train a tiny run on a CSV of irregular series,
+start the UI with the command ``zoo run`` prints, open the run page it prints in headless
+Chromium, then the experiment's Models tab, and keep what the browser rendered (a screenshot
+and each page's text).
 
     .venv/bin/python docs/ui_check.py OUT_DIR      # needs chromium (Debian: apt install chromium)
 
-Writes ``OUT_DIR/run_page.png`` and ``OUT_DIR/run_page.txt`` and prints the run page URL; exits
-1 with the reason when the page does not show the run (its name, its ``best_epoch`` and test
-metrics). ``tests/test_ui_browser.py`` runs it.
+Writes ``OUT_DIR/run_page.png``, ``OUT_DIR/run_page.txt`` and ``OUT_DIR/models_page.txt`` and
+prints the run page URL; exits 1 with the reason when the run page does not show the run (its
+name, its ``best_epoch`` and test metrics) in the UI's model-training workflow, or the Models
+tab does not list the run's logged model. ``tests/test_ui_browser.py`` runs it.
 """
 
 from __future__ import annotations
@@ -25,13 +27,7 @@ from pathlib import Path
 import requests
 import yaml
 
-SPEC = {"name": "ui-check", "data": {"kind": "spirals", "n_train": 32, "n_val": 16, "n_test": 16,
-                                     "length": 20},
-        "model": {"control": {"kind": "natural_cubic"},
-                  "field": {"kind": "ncde", "hidden": 8, "hidden_hidden": 8, "layers": 1},
-                  "solver": {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0},
-                  "readout": {"kind": "classify"}},
-        "train": {"epochs": 3, "batch_size": 16}}
+EXAMPLES = Path(__file__).with_name("examples")  # the own-data walk-through's spec and data
 
 
 def browser() -> str | None:
@@ -60,7 +56,10 @@ def main(out: Path) -> int:
         return 1
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="zoo-ui-check-"))
-    (work / "spec.yaml").write_text(yaml.safe_dump(SPEC, sort_keys=False))
+    spec = {"name": "ui-check", **yaml.safe_load((EXAMPLES / "vitals.yaml").read_text())}
+    (work / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    subprocess.run([sys.executable, str(EXAMPLES / "make_vitals.py"), str(work)], check=True,
+                   capture_output=True)
     zoo = Path(sys.executable).parent / "zoo"
     ran = subprocess.run([str(zoo), "run", "spec.yaml", "--no-progress"], cwd=work,
                          capture_output=True, text=True, timeout=600)
@@ -85,16 +84,22 @@ def main(out: Path) -> int:
                 time.sleep(1)
         text = headless(chrome, "--dump-dom", page).stdout
         headless(chrome, f"--screenshot={out / 'run_page.png'}", page)
+        models = re.sub(r"/runs/\w+", "/models", page)
+        models_text = headless(chrome, "--dump-dom", models).stdout
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=30)
-    visible = re.sub(r"<[^>]+>", " ", text)
-    (out / "run_page.txt").write_text(re.sub(r"\s+", " ", visible))
     print(page)
-    missing = [w for w in ("ui-check-seed0", "best_epoch", "test/accuracy") if w not in visible]
-    if missing:
-        print(f"the run page does not show {', '.join(missing)}", file=sys.stderr)
-        return 1
+    # the model-training workflow's side bar: Runs, Models, Model registry (not GenAI's)
+    wanted = {"run_page": ("ui-check-seed0", "best_epoch", "test/accuracy", "Model registry"),
+              "models_page": ("Model registry", "model Ready", "ui-check-seed0")}
+    for name, dom in (("run_page", text), ("models_page", models_text)):
+        visible = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom))
+        (out / f"{name}.txt").write_text(visible)
+        if missing := [w for w in wanted[name] if w not in visible]:
+            print(f"the {name.replace('_', ' ')} does not show {', '.join(missing)}",
+                  file=sys.stderr)
+            return 1
     return 0
 
 

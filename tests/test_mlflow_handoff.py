@@ -103,13 +103,16 @@ def test_printed_ui_command_runs_as_printed(finished, tmp_path):
 def test_run_url_and_experiment_kind(finished):
     out, _, client, run, _, _ = finished
     exp_id, run_id = run.info.experiment_id, run.info.run_id
-    url = f"http://127.0.0.1:5000/#/experiments/{exp_id}/runs/{run_id}"
+    url = f"http://127.0.0.1:5000/#/experiments/{exp_id}/runs/{run_id}" \
+        "?workflowType=machine_learning"
     assert f"run page: {url}" in out.splitlines()
     # the experiment opens on its runs list, not MLflow 3's GenAI traces page
     key, kind = EXPERIMENT_KIND
     assert client.get_experiment(exp_id).tags[key] == kind
-    assert run_url("http://host:5000/", "7", "abc") == "http://host:5000/#/experiments/7/runs/abc"
-    assert run_url("sqlite:////x.db", "7") == "http://127.0.0.1:5000/#/experiments/7/runs"
+    assert run_url("http://host:5000/", "7", "abc") == \
+        "http://host:5000/#/experiments/7/runs/abc?workflowType=machine_learning"
+    assert run_url("sqlite:////x.db", "7") == \
+        "http://127.0.0.1:5000/#/experiments/7/runs?workflowType=machine_learning"
 
 
 def test_best_epoch_and_test_metrics_at_its_step(finished):

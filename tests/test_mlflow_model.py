@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -44,25 +46,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_served_model_answers_as_load_model(trained, tmp_path):
+@contextmanager
+def served(uri: str, run_id: str, folder: Path) -> Iterator[str]:
+    """``mlflow models serve -m runs:/RUN_ID/model`` on a free loopback port: its URL."""
     import requests
 
     port = free_port()
     # the server execs `uvicorn` from PATH: the venv's, as an activated venv has it
-    env = {**os.environ, "MLFLOW_TRACKING_URI": trained["uri"],
+    env = {**os.environ, "MLFLOW_TRACKING_URI": uri,
            "PATH": f"{MLFLOW.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    log = tmp_path / "server.log"
+    log = folder / "server.log"
     with open(log, "w") as out:
         server = subprocess.Popen(
-            [str(MLFLOW), "models", "serve", "-m", f"runs:/{trained['run_id']}/model",
+            [str(MLFLOW), "models", "serve", "-m", f"runs:/{run_id}/model",
              "--env-manager", "local", "--host", "127.0.0.1", "--port", str(port)],
-            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path,
+            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=folder,
             start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             try:
-                if requests.get(f"http://127.0.0.1:{port}/ping", timeout=2).ok:
+                if requests.get(f"{url}/ping", timeout=2).ok:
                     break
             except requests.RequestException:
                 pass
@@ -70,22 +75,78 @@ def test_served_model_answers_as_load_model(trained, tmp_path):
                 pytest.fail(f"mlflow models serve did not answer /ping (exit "
                             f"{server.poll()}):\n{log.read_text()[-4000:]}")
             time.sleep(0.5)
-        rows = trained["rows"]
-        rows = rows[rows.patient.isin(["p3", "p4", "p7"])]
-        # the request of a client: JSON with null for missing cells (NaN is not JSON)
-        body = {"dataframe_split": json.loads(rows.drop(columns="outcome").to_json(
-            orient="split", index=False))}
-        reply = requests.post(f"http://127.0.0.1:{port}/invocations", json=body, timeout=60)
-        assert reply.status_code == 200, reply.text
-        served = pd.DataFrame(reply.json()["predictions"])
-        expected = zoo.load_model(trained["run_id"], tracking_uri=trained["uri"]).predict(
-            rows, progress=False)
-        assert list(served.patient) == ["p3", "p4", "p7"]
-        pd.testing.assert_frame_equal(served, expected, check_dtype=False)
+        yield url
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
+
+
+def invoke(url: str, rows: pd.DataFrame) -> pd.DataFrame:
+    """The predictions of a client's request: JSON with null for missing cells (NaN is not
+    JSON)."""
+    import requests
+
+    body = {"dataframe_split": json.loads(rows.to_json(orient="split", index=False))}
+    reply = requests.post(f"{url}/invocations", json=body, timeout=60)
+    assert reply.status_code == 200, reply.text
+    return pd.DataFrame(reply.json()["predictions"])
+
+
+def test_served_model_answers_as_load_model(trained, tmp_path):
+    rows = trained["rows"]
+    rows = rows[rows.patient.isin(["p3", "p4", "p7"])].drop(columns="outcome")
+    with served(trained["uri"], trained["run_id"], tmp_path) as url:
+        answer = invoke(url, rows)
+    expected = zoo.load_model(trained["run_id"], tracking_uri=trained["uri"]).predict(
+        rows, progress=False)
+    assert list(answer.patient) == ["p3", "p4", "p7"]
+    pd.testing.assert_frame_equal(answer, expected, check_dtype=False)
+
+
+def ramps_csv(path: Path) -> None:
+    """16 irregular series of two channels; per-step label ``up`` when ``a`` rose, a target
+    ``y`` (their mean of ``a``), for the regression, per-step and forecast tasks."""
+    rng = np.random.default_rng(3)
+    rows = ["sid,t,a,b,y,up"]
+    for i in range(16):
+        times = np.sort(rng.choice(np.arange(12) / 4, size=8, replace=False))
+        a = np.cumsum(rng.normal(size=8)) + i % 3
+        for k, t in enumerate(times):
+            b = "" if rng.random() < 0.2 else f"{np.cos(t + i):.3f}"
+            up = "yes" if k and a[k] > a[k - 1] else "no"
+            rows.append(f"s{i},{t:g},{a[k]:.3f},{b},{a.mean():.3f},{up}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+TASKS = {
+    "regression": {"task": "regress", "label": "y", "channels": ["a", "b"]},
+    "per-step": {"task": "classify", "label": "up", "per_step": True, "channels": ["a", "b"]},
+    "forecast": {"task": "forecast", "forecast": {"horizon": 2, "channels": ["a"]},
+                 "channels": ["a", "b"]},
+}
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_task_is_served(task, tmp_path):
+    """Regression, per-step classification and forecasting answer over HTTP as
+    ``load_model(...).predict`` does in-process."""
+    ramps_csv(tmp_path / "ramps.csv")
+    readout = "classify" if task == "per-step" else "regress"
+    spec = {"data": {"kind": "table", "path": str(tmp_path / "ramps.csv"), "id": "sid",
+                     "time": "t", "split": {"ratios": [0.5, 0.25, 0.25]}, **TASKS[task]},
+            "model": {**MODEL, "readout": {"kind": readout}},
+            "train": {"epochs": 1, "batch_size": 4}}
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    run_id, model = zoo.run_spec(spec, tracking_uri=uri, progress=False)
+    rows = pd.read_csv(tmp_path / "ramps.csv")
+    rows = rows[rows.sid.isin(["s1", "s9"])].drop(columns=["y", "up"])
+    with served(uri, run_id, tmp_path) as url:
+        answer = invoke(url, rows)
+    expected = model.predict(rows, progress=False)
+    assert set(answer.sid) == {"s1", "s9"} and len(answer) == len(expected) > 2 or \
+        task == "regression"
+    pd.testing.assert_frame_equal(answer, expected, check_dtype=False)
 
 
 def test_pyfunc_in_process_signature_and_registry(trained):
@@ -108,8 +169,22 @@ def test_pyfunc_in_process_signature_and_registry(trained):
     client = MlflowClient(tracking_uri=trained["uri"], registry_uri=trained["uri"])
     [version] = client.search_model_versions("name='vitals'")
     assert version.run_id == trained["run_id"]
-    example = Path(client.download_artifacts(trained["run_id"], "model"))
-    assert (example / "MLmodel").is_file() and any(example.glob("input_example*"))
+    # an MLflow logged model of the run (listed on the experiment's Models tab), READY, with
+    # the selected epoch's metrics
+    run = client.get_run(trained["run_id"])
+    [logged] = client.search_logged_models([run.info.experiment_id])
+    assert (logged.name, logged.source_run_id, str(logged.status)) == \
+        ("model", trained["run_id"], "READY")
+    assert version.source == logged.artifact_location
+    assert json.loads(logged.tags["mlflow.modelVersions"]) == [{"name": "vitals", "version": 1}]
+    assert [o.model_id for o in run.outputs.model_outputs] == [logged.model_id]
+    best = int(run.data.metrics["best_epoch"])
+    linked = {m.key: m for m in logged.metrics}
+    assert {"test/accuracy", "val/accuracy", "best_epoch"} <= set(linked)
+    assert linked["test/accuracy"].value == run.data.metrics["test/accuracy"]
+    assert {m.step for m in logged.metrics} == {best}
+    folder = Path(mlflow.artifacts.download_artifacts(artifact_uri=logged.artifact_location))
+    assert (folder / "MLmodel").is_file() and any(folder.glob("input_example*"))
 
 
 def test_arrays_run_serves_the_long_layout(tmp_path):
@@ -148,7 +223,8 @@ def test_other_datasets_and_log_model_false_log_nothing(tiny_spec, tmp_path, cap
     run_id, _ = zoo.run_spec(tiny_spec, tracking_uri=uri, progress=False)
     assert "no MLflow model logged: dataset 'irregular_sines'" in capsys.readouterr().err
     client = open_client(uri)
-    assert "model" not in {a.path for a in client.list_artifacts(run_id)}
+    experiments = [client.get_run(run_id).info.experiment_id]
+    assert client.search_logged_models(experiments) == []
 
     folder = tmp_path / "own"
     folder.mkdir()
@@ -158,5 +234,6 @@ def test_other_datasets_and_log_model_false_log_nothing(tiny_spec, tmp_path, cap
             "model": MODEL, "train": {"epochs": 1, "batch_size": 8},
             "tracking": {"log_model": False}}
     run_id, _ = zoo.run_spec(spec, tracking_uri=uri, progress=False)
-    assert "model" not in {a.path for a in client.list_artifacts(run_id)}
+    experiments.append(client.get_run(run_id).info.experiment_id)
+    assert client.search_logged_models(experiments) == []
     assert "MLflow model" not in capsys.readouterr().err

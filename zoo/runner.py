@@ -176,9 +176,9 @@ class _Session:
             self.tracker.log_metrics(record, step=record["epoch"])
             self.resumable = True
 
-    def log_model(self) -> None:
-        """Log the MLflow pyfunc model of the best checkpoint (own data only); a failure is
-        a warning, the run still finishes."""
+    def log_model(self, step: int) -> None:
+        """Log the MLflow pyfunc model of the best checkpoint, selected at epoch ``step``
+        (own data only); a failure is a warning, the run still finishes."""
         tracking, kind = self.spec.tracking, self.spec.data.kind
         if not tracking.log_model:
             return
@@ -195,7 +195,7 @@ class _Session:
             self.opts.say("no MLflow model logged: the run has no best checkpoint")
             return
         try:
-            self.opts.say(log_model(self.tracker, best, tracking.register_model))
+            self.opts.say(log_model(self.tracker, best, step, tracking.register_model))
         except Exception as exc:  # noqa: BLE001 - the trained run stays usable
             self.opts.say(f"WARNING: MLflow model not logged: {type(exc).__name__}: {exc}")
 
@@ -215,7 +215,7 @@ class _Session:
                     png = learning_curves(state.history, self.workdir / "learning_curves.png",
                                           self.spec.name or "run")
                     self.tracker.log_file(png, "plots")
-                self.log_model()
+                self.log_model(best)
                 self.tracker.finish("FINISHED")
         return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch,
                          self.tracker.experiment_id)

@@ -9,6 +9,7 @@ DataFrame: the table layout of the training file, or for ``arrays`` the long lay
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ from .predict import OWN_KINDS, TrainedModel
 from .training.checkpoint import read_checkpoint
 
 ARTIFACT = "model"
+MODEL_VERSIONS = "mlflow.modelVersions"  # mlflow.utils.mlflow_tags.MLFLOW_MODEL_VERSIONS
 SERIES, TIME = "series", "time"
 
 try:  # mlflow is a dependency; the base class is only needed to log and serve
@@ -134,13 +136,15 @@ def input_example(model: TrainedModel, series: int = 2) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def log_model(tracker, checkpoint: Path, register: str | None = None) -> str:
-    """Log the pyfunc model of ``checkpoint`` in ``tracker``'s run at ``model`` (signature and
-    input example from the training file); register it as ``register`` when given. A line
-    for the user."""
+def log_model(tracker, checkpoint: Path, step: int, register: str | None = None) -> str:
+    """Log the pyfunc model of ``checkpoint`` as the MLflow *logged model* ``model`` of
+    ``tracker``'s run (signature and input example from the training file; the run's metrics
+    at ``step``, the selected epoch, linked to it); register it as ``register`` when given.
+    ``runs:/RUN_ID/model`` and ``models:/MODEL_ID`` both resolve to it. A line for the user."""
     import mlflow
     import torch
-    from mlflow.models import infer_signature
+    from mlflow.entities import LoggedModelOutput
+    from mlflow.models import Model, infer_signature
 
     from . import __version__
 
@@ -149,27 +153,54 @@ def log_model(tracker, checkpoint: Path, register: str | None = None) -> str:
     signature = infer_signature(example, predict_frame(model, example))
     requirements = [f"nde-zoo=={__version__}", f"mlflow=={mlflow.__version__}",
                     f"torch=={torch.__version__.split('+')[0]}", f"pandas=={pd.__version__}"]
-    with tempfile.TemporaryDirectory(prefix="zoo-model-") as tmp:
-        path = Path(tmp) / ARTIFACT
-        quiet = logging.getLogger("mlflow.pyfunc")  # the class pickles by reference to zoo
-        level, _ = quiet.level, quiet.setLevel(logging.ERROR)
-        try:
-            mlflow.pyfunc.save_model(path, python_model=ZooPyfunc(),
-                                     artifacts={"checkpoint": str(checkpoint)},
-                                     signature=signature, input_example=example,
-                                     pip_requirements=requirements)
-        finally:
-            quiet.setLevel(level)
-        tracker.client.log_artifacts(tracker.run_id, str(path), ARTIFACT)
-    source = f"runs:/{tracker.run_id}/{ARTIFACT}"
-    line = f"model logged: serve it with mlflow models serve -m {source} --env-manager local"
+    client, run_id = tracker.client, tracker.run_id
+    logged = client.create_logged_model(
+        tracker.experiment_id, name=ARTIFACT, source_run_id=run_id, model_type="zoo",
+        params={k: str(v)[:6000] for k, v in client.get_run(run_id).data.params.items()})
+    try:
+        with tempfile.TemporaryDirectory(prefix="zoo-model-") as tmp:
+            path = Path(tmp) / ARTIFACT
+            meta = Model(artifact_path=logged.artifact_location, run_id=run_id,
+                         model_uuid=logged.model_id, model_id=logged.model_id)
+            quiet = logging.getLogger("mlflow.pyfunc")  # the class pickles by reference to zoo
+            level, _ = quiet.level, quiet.setLevel(logging.ERROR)
+            try:
+                mlflow.pyfunc.save_model(path, python_model=ZooPyfunc(), mlflow_model=meta,
+                                         artifacts={"checkpoint": str(checkpoint)},
+                                         signature=signature, input_example=example,
+                                         pip_requirements=requirements)
+            finally:
+                quiet.setLevel(level)
+            client.log_model_artifacts(logged.model_id, str(path))
+        client.log_outputs(run_id, [LoggedModelOutput(logged.model_id, step=step)])
+        link_metrics(client, run_id, logged.model_id, step)
+        client.finalize_logged_model(logged.model_id, "READY")
+    except BaseException:
+        client.finalize_logged_model(logged.model_id, "FAILED")
+        raise
+    source = f"runs:/{run_id}/{ARTIFACT}"
+    line = (f"model logged ({logged.model_id}): serve it with mlflow models serve -m {source} "
+            f"--env-manager local")
     if register:
-        line += f"; {register_model(tracker, register, source)}"
+        line += f"; {register_model(tracker, register, logged)}"
     return line
 
 
-def register_model(tracker, name: str, source: str) -> str:
-    """Register ``source`` as a new version of ``name`` in the store's model registry."""
+def link_metrics(client, run_id: str, model_id: str, step: int) -> None:
+    """The run's metrics at ``step`` (the selected epoch's validation and test metrics) logged
+    again with ``model_id``, as MLflow shows a logged model's metrics."""
+    from mlflow.entities import Metric
+
+    metrics = [Metric(m.key, m.value, m.timestamp, m.step, model_id=model_id, run_id=run_id)
+               for key in client.get_run(run_id).data.metrics
+               for m in client.get_metric_history(run_id, key) if m.step == step]
+    for start in range(0, len(metrics), 1000):
+        client.log_batch(run_id, metrics=metrics[start:start + 1000])
+
+
+def register_model(tracker, name: str, logged) -> str:
+    """Register the logged model ``logged`` as a new version of ``name`` in the store's
+    model registry."""
     from mlflow import MlflowClient
     from mlflow.exceptions import MlflowException
 
@@ -182,6 +213,10 @@ def register_model(tracker, name: str, source: str) -> str:
             client.get_registered_model(name)
         except MlflowException:
             client.create_registered_model(name)
-        version = client.create_model_version(name, source, run_id=tracker.run_id)
+        version = client.create_model_version(name, logged.artifact_location,
+                                              run_id=tracker.run_id, model_id=logged.model_id)
+    # the link MLflow shows on the logged model's page
+    client.set_logged_model_tags(logged.model_id, {MODEL_VERSIONS: json.dumps(
+        [{"name": name, "version": version.version}])})
     return f"registered as models:/{name}/{version.version}"
 

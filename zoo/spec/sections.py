@@ -209,7 +209,7 @@ class TrackingSpec(Section):
                                               "sqlite:///mlruns.db in the working directory)")
     run_name: str | None = None
     plots: bool = True
-    log_model: bool = Field(True, description="log an MLflow pyfunc model at artifact path "
+    log_model: bool = Field(True, description="log the run's MLflow pyfunc model, named "
                                               "`model` (table and arrays data)")
     register_model: str | None = Field(None, description="register the logged model under "
                                                          "this name in the model registry")

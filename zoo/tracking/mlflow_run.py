@@ -159,6 +159,9 @@ UI_HOST, UI_PORT = "127.0.0.1", 5000
 #: experiment tag that makes MLflow 3's UI open an experiment on its runs list ("Machine
 #: learning") instead of the GenAI traces page
 EXPERIMENT_KIND = ("mlflow.experimentKind", "custom_model_development")
+#: query of a UI address that switches the UI to its "Model training" workflow (runs, models,
+#: model registry) from the "GenAI" one it starts in; the browser then keeps the choice
+TRAINING_WORKFLOW = "workflowType=machine_learning"
 
 
 def mlflow_executable() -> list[str]:
@@ -183,12 +186,13 @@ def ui_command(uri: str, port: int = UI_PORT) -> str:
 
 def run_url(uri: str, experiment_id: str, run_id: str | None = None,
             port: int = UI_PORT) -> str:
-    """The UI address of the run (or, without ``run_id``, the experiment's runs list): on the
-    server ``uri``, else where :func:`ui_command` serves it."""
+    """The UI address of the run (or, without ``run_id``, the experiment's runs list) in the
+    UI's model-training workflow: on the server ``uri``, else where :func:`ui_command` serves
+    it."""
     base = uri.rstrip("/") if uri.startswith(("http://", "https://")) else \
         f"http://{UI_HOST}:{port}"
     tail = f"/runs/{run_id}" if run_id else "/runs"
-    return f"{base}/#/experiments/{experiment_id}{tail}"
+    return f"{base}/#/experiments/{experiment_id}{tail}?{TRAINING_WORKFLOW}"
 
 
 def misplaced_artifacts(uri: str, artifact_uri: str) -> str | None:
