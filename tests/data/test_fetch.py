@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 
-from zoo.data.fetch import fetch, locate, partial_note
+from zoo.data.fetch import cache_from_mirror, fetch, locate, partial_note
 from zoo.data.records import DatasetRecord, RemoteFile
 from zoo.errors import InputError, ZooError
 
@@ -88,7 +88,8 @@ def test_download_verifies_and_lands_atomically_in_the_cache(server, tmp_path, c
     path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin")
     assert path == tmp_path / "home" / "toy" / "sub" / "blob.bin"
     assert path.read_bytes() == PAYLOAD
-    assert sorted(p.name for p in path.parent.iterdir()) == ["blob.bin"]  # no .part left
+    # no .part left; the stamp of the verified file
+    assert sorted(p.name for p in path.parent.iterdir()) == [".blob.bin.verified", "blob.bin"]
     err = capsys.readouterr().err
     assert "blob.bin" in err and "100%" in err  # the progress bar
     # a second fetch is served from the cache, without a request
@@ -152,7 +153,7 @@ def test_member_of_a_downloaded_archive(server):
     path = fetch(make_record([server.url + "/a.zip"], sha=sha, name="inner.txt",
                              member="inner.txt"), "inner.txt", progress=False)
     assert path.read_text() == "hello"
-    assert sorted(p.name for p in path.parent.iterdir()) == ["inner.txt"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [".inner.txt.verified", "inner.txt"]
 
 
 def test_truncated_archive_is_refused_and_moved_aside(server):
@@ -176,6 +177,43 @@ def test_mirror_copy_is_used_in_place_and_verified(server, tmp_path, monkeypatch
     (mirror / "toy" / "sub" / "blob.bin").write_bytes(b"tampered")
     with pytest.raises(ZooError, match="mirror copy .* has sha256"):
         fetch(rec, "blob.bin")
+
+
+def test_a_cached_file_is_verified_again_when_it_changed(server, tmp_path, monkeypatch, capsys):
+    """A stamped file is used without hashing; one put in the cache by hand is hashed once and
+    stamped; one that fails its sha256 is moved aside and fetched again."""
+    import zoo.data.fetch as fetching
+
+    server.files["/blob.bin"] = PAYLOAD
+    rec = make_record([server.url + "/blob.bin"])
+    cached = tmp_path / "home" / "toy" / "sub" / "blob.bin"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(PAYLOAD)  # by hand: no stamp
+    assert fetch(rec, "blob.bin") == cached and server.requests == []
+    assert (cached.parent / ".blob.bin.verified").read_text().startswith(SHA)
+    with monkeypatch.context() as m:  # stamped: not hashed again
+        m.setattr(fetching, "sha256_of", lambda _: pytest.fail("hashed a stamped file"))
+        assert fetch(rec, "blob.bin") == cached
+    cached.write_bytes(PAYLOAD[:-1] + b"x")  # damaged in place: same size, new mtime
+    assert fetch(rec, "blob.bin", progress=False) == cached
+    assert cached.read_bytes() == PAYLOAD and len(server.requests) == 1
+    assert (cached.parent / "blob.bin.bad").read_bytes() == PAYLOAD[:-1] + b"x"
+    err = capsys.readouterr().err
+    assert f"the cached {cached} has sha256" in err and "moved aside" in err
+
+
+def test_a_damaged_cached_file_is_replaced_from_the_mirror(tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "toy" / "sub").mkdir(parents=True)
+    (mirror / "toy" / "sub" / "blob.bin").write_bytes(PAYLOAD)
+    cached = tmp_path / "home" / "toy" / "sub" / "blob.bin"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"not it")
+    rec = make_record([closed_port_url()])
+    assert fetch(rec, "blob.bin", mirror=mirror) == mirror / "toy" / "sub" / "blob.bin"
+    cached.write_bytes(b"not it")
+    assert cache_from_mirror(rec, "blob.bin", mirror) == cached
+    assert cached.read_bytes() == PAYLOAD
 
 
 def test_no_network_names_dataset_file_and_mirror(tmp_path):

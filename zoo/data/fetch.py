@@ -3,7 +3,10 @@
 Lookup order for ``record``'s file ``name``:
 
 1. the cache, ``$ZOO_DATA_HOME/<mirror_subdir>/<name>`` (default home: ``$XDG_CACHE_HOME/nde-zoo``
-   or ``~/.cache/nde-zoo``); files enter it only verified, so they are not re-hashed;
+   or ``~/.cache/nde-zoo``); a file enters it verified, with a stamp ``.<name>.verified`` of its
+   sha256, size and mtime. A cached file whose size or mtime differ from its stamp (or that has
+   none: put there by hand, or changed since) is hashed again; one that does not match the
+   record's sha256 is moved aside to ``<name>.bad`` and fetched again from 2 or 3;
 2. a mirror folder (the ``mirror`` argument, else ``$ZOO_DATA_MIRROR``) with the same
    ``<mirror_subdir>/<name>`` layout; its copy is used in place and verified (once per process);
 3. the official URLs, tried in order: the download streams into ``<name>.part`` with a progress
@@ -96,6 +99,8 @@ def fetch(record: DatasetRecord, file_name: str, *, mirror=None, home=None,
     """A verified local path of ``record``'s file ``file_name`` (see the module docstring)."""
     rf = record.file(file_name)
     found = locate(record, file_name, mirror=mirror, home=home)
+    if found is not None and found[1] == "cache" and not _cached_copy_holds(record, rf, found[0]):
+        found = locate(record, file_name, mirror=mirror, home=home)
     if found is not None:
         path, where = found
         if where == "mirror":
@@ -119,8 +124,10 @@ def cache_from_mirror(record: DatasetRecord, file_name: str, mirror, *, home=Non
                          f"({Path(mirror) / record.mirror_subdir / rf.name}) nor in the cache "
                          f"({data_home(home) / record.mirror_subdir / rf.name})")
     path, where = found
-    if where == "cache":
+    if where == "cache" and _cached_copy_holds(record, rf, path):
         return path
+    if where == "cache":
+        return cache_from_mirror(record, file_name, mirror, home=home)
     _verify_mirror_copy(record, rf, path)
     if record.partial_in_mirror:
         return path
@@ -134,7 +141,55 @@ def cache_from_mirror(record: DatasetRecord, file_name: str, mirror, *, home=Non
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
+    _stamp(rf, target)
     return target
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.verified")
+
+
+def _stamp_text(rf: RemoteFile, path: Path) -> str:
+    stat = os.stat(path)
+    return f"{rf.sha256} {stat.st_size} {stat.st_mtime_ns}\n"
+
+
+def _stamp(rf: RemoteFile, path: Path) -> None:
+    """Record that the cached ``path`` matched ``rf.sha256`` at its present size and mtime (not
+    written into a cache this process may only read)."""
+    if rf.sha256 is None:
+        return
+    stamp = _stamp_path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=stamp.name, suffix=".part")
+        with os.fdopen(fd, "w") as out:
+            out.write(_stamp_text(rf, path))
+        give_normal_mode(tmp)
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
+
+
+def _cached_copy_holds(record: DatasetRecord, rf: RemoteFile, path: Path) -> bool:
+    """Whether the cached ``path`` is ``rf``'s file: its stamp says so, or its sha256 does (then
+    stamped). A file that fails is moved aside to ``<name>.bad``, with a warning."""
+    if rf.sha256 is None:
+        return True
+    try:
+        if _stamp_path(path).read_text() == _stamp_text(rf, path):
+            return True
+    except OSError:
+        pass
+    got = sha256_of(path)
+    if got == rf.sha256:
+        _stamp(rf, path)
+        return True
+    bad = path.with_name(rf.name + ".bad")
+    os.replace(path, bad)
+    _stamp_path(path).unlink(missing_ok=True)
+    print(f"WARNING: dataset '{record.name}': the cached {path} has sha256 {got}, expected "
+          f"{rf.sha256}; moved aside to {bad}, fetching it again", file=sys.stderr)
+    return False
 
 
 def _verify_mirror_copy(record: DatasetRecord, rf: RemoteFile, path: Path) -> None:
@@ -242,3 +297,4 @@ def _accept(record: DatasetRecord, rf: RemoteFile, part: Path, target: Path) -> 
             raise ZooError(f"dataset '{record.name}': {rf.name} failed verification: sha256 "
                            f"expected {rf.sha256}, got {got}; the file was moved aside to {bad}")
     os.replace(part, target)
+    _stamp(rf, target)
