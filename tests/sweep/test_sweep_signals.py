@@ -1,4 +1,5 @@
-"""SIGTERM to a real `zoo sweep`: every run in progress ends as a `zoo run` does.
+"""SIGTERM to a real `zoo sweep`, on local workers and on a local Ray instance: every run in
+progress ends as a `zoo run` does.
 
 Each worker completes the write in progress and marks its run KILLED; the sweep prints how to
 resume each one and exits 143, leaving no run RUNNING and no temporary folder behind.
@@ -11,7 +12,9 @@ import signal
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 
+import pytest
 from mlflow import MlflowClient
 
 from zoo.tracking.mlflow_run import open_client
@@ -25,7 +28,7 @@ def store_runs(uri):
 
 def wait_for_first_epoch(uri, proc) -> str:
     """The id of the first run of the sweep to log an epoch."""
-    deadline = time.time() + 60
+    deadline = time.time() + 120  # Ray's local instance takes a while to start
     while time.time() < deadline:
         assert proc.poll() is None, proc.communicate()
         try:
@@ -39,21 +42,25 @@ def wait_for_first_epoch(uri, proc) -> str:
     raise AssertionError("no epoch logged in time")
 
 
-def test_sigterm_ends_every_run_of_a_sweep(write_spec, tiny_spec, tmp_path):
+@pytest.mark.parametrize("executor", [
+    "local", pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
+                                                          reason="needs ray"))])
+def test_sigterm_ends_every_run_of_a_sweep(executor, write_spec, tiny_spec, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
-    tiny_spec["train"]["epochs"] = 40
+    tiny_spec["train"]["epochs"] = 40 if executor == "local" else 400  # Ray: a missed stop is re-sent
     tiny_spec["data"].update(n_train=64, length=12)
     spec = write_spec(tiny_spec, "tiny.yaml")
-    env = {**os.environ, "TMPDIR": str(tmp), "OMP_NUM_THREADS": "1"}
+    # Ray keeps its sockets under RAY_TMPDIR: a Unix socket path is at most 107 bytes
+    env = {**os.environ, "TMPDIR": str(tmp), "OMP_NUM_THREADS": "1", "RAY_TMPDIR": "/tmp"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "zoo", "sweep", str(spec), "--seeds", "1-3", "--workers", "2",
-         "--tracking-uri", uri], cwd=tmp_path, env=env,
+         "--executor", executor, "--tracking-uri", uri], cwd=tmp_path, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = wait_for_first_epoch(uri, proc)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     assert "Traceback" not in err
     client = MlflowClient(uri)

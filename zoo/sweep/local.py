@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from .job import Job, Outcome, execute, worker_signals
-
-_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+from .signals import handled
 
 
 def run_local(jobs: list[Job], tracking_uri: str, workers: int) -> Iterator[Outcome]:
@@ -39,9 +36,7 @@ def run_local(jobs: list[Job], tracking_uri: str, workers: int) -> Iterator[Outc
                 except OSError:  # already gone
                     pass
 
-        previous = ({s: signal.signal(s, forward) for s in _SIGNALS}
-                    if threading.current_thread() is threading.main_thread() else {})
-        try:
+        with handled(forward):
             futures = {pool.submit(execute, job, tracking_uri, threads): job for job in jobs}
             for future in as_completed(futures):
                 try:
@@ -52,6 +47,3 @@ def run_local(jobs: list[Job], tracking_uri: str, workers: int) -> Iterator[Outc
                         yield Outcome(job, "cancelled", code=128 + received[0])
                     else:
                         yield Outcome(job, "failed", error=f"worker crashed: {exc}")
-        finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)

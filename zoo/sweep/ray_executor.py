@@ -4,20 +4,30 @@ Each job is one task holding ``cpus`` CPUs and ``gpus`` GPUs (fractions share a 
 places as many runs at once as the cluster's resources allow. Ray is optional: install it with
 ``pip install 'ray[default]'``. Every node must have nde-zoo (and its plugins) installed and
 reach the tracking store.
+
+SIGTERM or SIGINT (Ctrl-C) to the sweep cancels every task: Ray raises ``KeyboardInterrupt`` in
+a task in progress, whose run then ends as a ``zoo run`` does (marked KILLED, an ``interrupted``
+outcome with how to resume it); tasks not yet started come back ``cancelled``. Outcomes carry the
+sweep's signal (exit code 143 or 130).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
 from ..errors import InputError
 from .job import Job, Outcome, execute
+from .signals import handled
+
+RECANCEL_S = 1.0
 
 
 def _ray():
@@ -111,16 +121,38 @@ def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: in
         if gpus > available:
             print(f"warning: each run asks for {gpus:g} GPU but the cluster has {available:g} "
                   f"now; runs wait until a GPU node joins", file=sys.stderr)
-        task = ray.remote(execute).options(num_cpus=cpus, num_gpus=gpus)
+        task = ray.remote(execute).options(num_cpus=cpus, num_gpus=gpus, max_retries=0)
         threads = max(1, int(cpus))
         pending = {task.remote(job, tracking_uri, threads): job for job in jobs}
-        while pending:
-            [done], _ = ray.wait(list(pending), num_returns=1)
-            job = pending.pop(done)
-            try:
-                yield ray.get(done)
-            except ray.exceptions.RayError as exc:  # the worker died or was cancelled
-                yield Outcome(job, "failed", error=f"Ray task failed: {type(exc).__name__}")
+        received: list[int] = []
+
+        def note(signum, _frame) -> None:
+            received.append(signum)
+
+        with handled(note):
+            cancelled = 0.0  # when the tasks were last asked to stop
+            while pending:
+                if received and time.monotonic() - cancelled > RECANCEL_S:
+                    for ref in pending:  # again until they end: a request can be missed
+                        ray.cancel(ref, force=False)
+                    cancelled = time.monotonic()
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+                for ref in done:
+                    yield _outcome(ray, ref, pending.pop(ref), received[:1])
     finally:
         if started:
             ray.shutdown()
+
+
+def _outcome(ray, ref, job: Job, signal: list[int]) -> Outcome:
+    """The outcome of the task ``ref``; after the sweep's ``signal`` a cancelled or interrupted
+    one carries its exit code (128 + the signal)."""
+    try:
+        outcome = ray.get(ref)
+    except ray.exceptions.TaskCancelledError:
+        return Outcome(job, "cancelled", code=128 + (signal or [2])[0])
+    except ray.exceptions.RayError as exc:  # the worker died
+        return Outcome(job, "failed", error=f"Ray task failed: {type(exc).__name__}")
+    if signal and outcome.status == "interrupted":
+        outcome = dataclasses.replace(outcome, code=128 + signal[0])
+    return outcome
