@@ -212,7 +212,7 @@ from typing import Literal
 from torch import nn
 
 from zoo.components import DatasetConfig, FieldConfig
-from zoo.fields.ncde import NCDEConfig
+from zoo.fields.config import NCDEConfig
 
 
 class BoomConfig(FieldConfig):
@@ -315,6 +315,7 @@ def test_plugin_build_errors_name_the_plugin(installed, tmp_path, kind, problem)
     assert info.value.exit_code == 2
 
 
+@pytest.mark.slow
 def test_plugin_claiming_a_builtin_name_is_ignored_with_a_warning(plugin_site, tmp_path,
                                                                    spec_file):
     for args in (["list", "fields"], ["schema"], ["validate", str(spec_file)]):

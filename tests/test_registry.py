@@ -66,7 +66,7 @@ def test_broken_plugin_is_reported_and_others_work(tmp_path):
 
 def test_plugin_claiming_a_builtin_name_is_ignored_with_a_warning(tmp_path):
     fake_distribution(tmp_path, "rival-plugin", "zoo.fields",
-                      {"ncde": "zoo.fields.ncde:NCDEConfig"})
+                      {"ncde": "zoo.fields.config:NCDEConfig"})
     out = zoo("list", "fields", pythonpath=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "'ncde' is built into 'nde-zoo' and also claimed by 'rival-plugin'" in out.stderr
@@ -84,6 +84,6 @@ def test_two_plugins_claiming_one_name_is_an_error_for_that_name(tmp_path):
 
 def test_entry_whose_kind_does_not_match_is_broken(tmp_path):
     fake_distribution(tmp_path, "mismatch-plugin", "zoo.fields",
-                      {"other": "zoo.fields.ncde:NCDEConfig"})
+                      {"other": "zoo.fields.config:NCDEConfig"})
     out = zoo("list", "fields", pythonpath=tmp_path)
     assert re.search(r"other +\[mismatch-plugin\]  BROKEN: TypeError", out.stdout)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 #: per-step class label of a step that has none (torch's cross-entropy ``ignore_index``);
 #: per-step regression targets use NaN. Readouts leave such steps out of losses and metrics.
@@ -43,6 +44,8 @@ class SeriesSplit:
 
     def __post_init__(self) -> None:
         if self.final_index is None:
+            import torch
+
             n, t = self.values.shape[:2]
             self.final_index = torch.full((n,), t - 1, dtype=torch.long)
 
@@ -127,6 +130,8 @@ class PreparedSplit:
 
     def batches(self, batch_size: int, shuffle: bool = False, drop_last: bool = False,
                 generator: torch.Generator | None = None) -> Iterator[Batch]:
+        import torch
+
         n = len(self)
         order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
         stop = n - n % batch_size if drop_last and n >= batch_size else n

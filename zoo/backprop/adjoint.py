@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import torchdiffeq
 from pydantic import Field
 
 from ..components import BackpropConfig
@@ -35,6 +34,8 @@ class AdjointConfig(BackpropConfig):
         "one; memory grows with the sequence)")
 
     def odeint(self, func, y0, t, **solver_kwargs):
+        import torchdiffeq
+
         extra = {}
         if self.adjoint_method is not None:
             extra["adjoint_method"] = self.adjoint_method

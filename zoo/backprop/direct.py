@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import torchdiffeq
-
 from ..components import BackpropConfig
 
 
@@ -15,4 +13,6 @@ class DirectConfig(BackpropConfig):
     kind: Literal["direct"] = "direct"
 
     def odeint(self, func, y0, t, **solver_kwargs):
+        import torchdiffeq
+
         return torchdiffeq.odeint(func, y0, t, **solver_kwargs)

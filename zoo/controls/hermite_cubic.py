@@ -11,12 +11,13 @@ first/last observed value, an all-NaN channel becomes 0), as torchcde does.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-import torch
-import torchcde
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..components import ControlConfig
+
+if TYPE_CHECKING:
+    import torch
+    import torchcde
 
 
 class HermiteCubicConfig(ControlConfig):
@@ -26,7 +27,11 @@ class HermiteCubicConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        import torchcde
+
         return torchcde.hermite_cubic_coefficients_with_backward_differences(values, t=times)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> torchcde.CubicSpline:
+        import torchcde
+
         return torchcde.CubicSpline(coeffs, t=times)

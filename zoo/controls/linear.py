@@ -9,12 +9,13 @@ channel becomes 0), as torchcde does.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-import torch
-import torchcde
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..components import ControlConfig
+
+if TYPE_CHECKING:
+    import torch
+    import torchcde
 
 
 class LinearConfig(ControlConfig):
@@ -24,7 +25,11 @@ class LinearConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        import torchcde
+
         return torchcde.linear_interpolation_coeffs(values, t=times)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> torchcde.LinearInterpolation:
+        import torchcde
+
         return torchcde.LinearInterpolation(coeffs, t=times)

@@ -19,54 +19,18 @@ log-signatures.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
-import torchcde
 from pydantic import Field, PositiveInt
-from torch.nn import functional as F
 
 from ..components import ControlConfig
 from ..errors import InputError
 from .logsig_backend import Backend, check_backend, logsignature, logsignature_channels
 
+if TYPE_CHECKING:
+    import torch
 
-class LogSignaturePath(torchcde.InterpolationBase):
-    """Piecewise-constant log-signature pieces on the grid 0, 1, …, L+1."""
-
-    def __init__(self, first_observation: torch.Tensor, logsig: torch.Tensor, step: int,
-                 window: int):
-        super().__init__()
-        self.register_buffer("first_observation", first_observation)
-        self.register_buffer("_logsig", logsig)
-        self.step, self.window = step, window
-
-    @property
-    def pieces(self) -> int:
-        return self._logsig.shape[1]
-
-    @property
-    def grid_points(self) -> torch.Tensor:
-        return torch.arange(self.pieces + 2, dtype=self._logsig.dtype, device=self._logsig.device)
-
-    @property
-    def interval(self) -> torch.Tensor:
-        return self.grid_points[[0, -1]]
-
-    def evaluate(self, t) -> torch.Tensor:
-        """Piece i for t ∈ [i, i+1), the last piece from L−1 on (bisect on knots 0..L−1)."""
-        t = torch.as_tensor(t, device=self._logsig.device).detach()
-        return self._logsig[:, t.floor().long().clamp(0, self.pieces - 1)]
-
-    def derivative(self, t) -> torch.Tensor:
-        return self.evaluate(t)
-
-    def map_index(self, index: torch.Tensor) -> torch.Tensor:
-        """Grid index where the first window that reaches observation ``index`` ends: window j
-        ends at observation j·s + w − 1 and at grid point j + 1, the last one at L+1."""
-        first = -torch.div(self.window - 1 - index, self.step, rounding_mode="floor")
-        end = first.clamp(min=0) + 1
-        return torch.where(end >= self.pieces, self.pieces + 1, end)
+    from .paths import LogSignaturePath
 
 
 class LogSigConfig(ControlConfig):
@@ -97,6 +61,10 @@ class LogSigConfig(ControlConfig):
         return logsignature_channels(input_channels, self.depth)
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        import torch
+        import torchcde
+        from torch.nn import functional as F
+
         x = torchcde.misc.forward_fill(values)
         x = x.masked_fill(x.isnan(), 0.0)
         n, length, c = x.shape
@@ -112,6 +80,8 @@ class LogSigConfig(ControlConfig):
         return torch.cat([x0, logsig], dim=1)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> LogSignaturePath:
+        from .paths import LogSignaturePath
+
         d = coeffs.shape[-1]
         c = next(u for u in range(1, d + 1) if self.channels(u) == d)
         return LogSignaturePath(coeffs[:, 0, :c], coeffs[:, 1:], self.step, self.window_points)

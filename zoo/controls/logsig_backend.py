@@ -9,12 +9,12 @@ the same numbers.
 from __future__ import annotations
 
 import importlib
-from typing import Literal
-
-import pysiglib
-import torch
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    import torch
 
 Backend = Literal["pysiglib", "signatory"]
 
@@ -24,6 +24,8 @@ _WORDS = 1
 
 def logsignature_channels(channels: int, depth: int) -> int:
     """Dimension of the depth-``depth`` log-signature of a ``channels``-dimensional path."""
+    import pysiglib
+
     return pysiglib.log_sig_length(channels, depth)
 
 
@@ -46,6 +48,8 @@ def logsignature(paths: torch.Tensor, depth: int, backend: Backend = "pysiglib")
     """Log-signatures (B, D) of the piecewise-linear paths ``paths`` (B, L, C)."""
     if backend == "signatory":
         return _signatory().logsignature(paths, depth, mode="words")
+    import pysiglib
+
     pysiglib.prepare_log_sig(paths.shape[-1], depth, method=_WORDS,
                               device="cuda" if paths.is_cuda else "cpu")
     return pysiglib.log_sig(paths.contiguous(), depth, method=_WORDS, n_jobs=-1)

@@ -27,14 +27,15 @@ all series at once.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
-import torchcde
 from pydantic import Field
 
 from ..components import ControlConfig
-from .spline_nan import natural_cubic_coeffs_nan
+
+if TYPE_CHECKING:
+    import torch
+    import torchcde
 
 
 class NaturalCubicConfig(ControlConfig):
@@ -50,9 +51,16 @@ class NaturalCubicConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        import torch
+        import torchcde
+
+        from .spline_nan import natural_cubic_coeffs_nan
+
         if torch.isnan(values).any():  # torchcde's coefficients, all series at once
             return natural_cubic_coeffs_nan(values, times, self.nan_fill)
         return torchcde.natural_cubic_coeffs(values, t=times)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> torchcde.CubicSpline:
+        import torchcde
+
         return torchcde.CubicSpline(coeffs, t=times)

@@ -12,15 +12,18 @@ step (models that update only at observations, e.g. ODE-RNN, read it); ``interva
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
-
-import torch
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..components import ControlConfig
+
+if TYPE_CHECKING:
+    import torch
 
 
 def forward_fill(values: torch.Tensor) -> torch.Tensor:
     """NaN → last observed value along the time axis (dim −2); leading NaN → 0."""
+    import torch
+
     t = values.shape[-2]
     observed = ~torch.isnan(values)
     steps = torch.arange(t, device=values.device).view(t, 1).expand_as(values)
@@ -54,6 +57,8 @@ class RawStepsConfig(ControlConfig):
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         """Filled values with the observation mask as one extra channel: (N, T, C + 1)."""
+        import torch
+
         observed = (~torch.isnan(values)).any(-1, keepdim=True).to(values.dtype)
         return torch.cat([forward_fill(values), observed], -1)
 

@@ -7,29 +7,24 @@ control. Missing values are forward-filled (the last observation is held); leadi
 first observed value (torchcde warns, as this one step is not causal).
 
 The path lives on its own parameter grid 0, 1, …, 2T−2 (torchcde's convention): observation k
-sits at grid index 2k, which :meth:`RectilinearPath.map_index` gives to the field bodies. The
-time channel must be observed at the first step; trailing NaNs in it (padding) are
+sits at grid index 2k, which :meth:`.paths.RectilinearPath.map_index` gives to the field
+bodies. The time channel must be observed at the first step; trailing NaNs in it (padding) are
 forward-filled.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
-import torchcde
 from pydantic import Field, NonNegativeInt
 
 from ..components import ControlConfig
 from ..errors import InputError
 
+if TYPE_CHECKING:
+    import torch
 
-class RectilinearPath(torchcde.LinearInterpolation):
-    """torchcde's linear interpolation of the rectilinear knots, with the observation index map."""
-
-    def map_index(self, index: torch.Tensor) -> torch.Tensor:
-        """Grid index of observation ``index``: every observation after the first adds two knots."""
-        return 2 * index
+    from .paths import RectilinearPath
 
 
 class RectilinearConfig(ControlConfig):
@@ -41,6 +36,8 @@ class RectilinearConfig(ControlConfig):
     provides: ClassVar[frozenset[str]] = frozenset({"evaluate", "derivative"})
 
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        import torchcde
+
         c = self.time_channel
         if c >= values.shape[-1]:
             raise InputError(f"model.control.time_channel: {c} is out of range: the data has "
@@ -53,4 +50,6 @@ class RectilinearConfig(ControlConfig):
         return torchcde.linear_interpolation_coeffs(values, rectilinear=c)
 
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> RectilinearPath:
+        from .paths import RectilinearPath
+
         return RectilinearPath(coeffs)

@@ -16,11 +16,13 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from ..filemodes import give_normal_mode
 from .fetch import data_home
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _canonical(key: dict) -> str:
@@ -34,6 +36,8 @@ def cache_path(key: dict, home=None) -> Path:
 
 
 def _read(path: Path, key: dict) -> dict[str, torch.Tensor] | None:
+    import torch
+
     try:
         stored = torch.load(path, map_location="cpu", weights_only=True)
     except Exception:  # missing, truncated or foreign file: (re)build it
@@ -46,6 +50,8 @@ def _read(path: Path, key: dict) -> dict[str, torch.Tensor] | None:
 def cached(key: dict, build: Callable[[], dict[str, torch.Tensor]], home=None
            ) -> dict[str, torch.Tensor]:
     """The tensors for ``key``: read from the cache, else ``build()`` them and store them."""
+    import torch
+
     path = cache_path(key, home)
     found = _read(path, key)
     if found is not None:

@@ -9,9 +9,15 @@ samples the authors' code selected when it split the data tensors themselves.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 Indices = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def train_test_split(*arrays, **options):
+    """scikit-learn's ``train_test_split``, imported when a split is made (not to validate)."""
+    from sklearn.model_selection import train_test_split as split
+
+    return split(*arrays, **options)
 
 
 def _labels(y) -> np.ndarray:

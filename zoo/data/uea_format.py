@@ -21,11 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass
@@ -195,6 +198,8 @@ def padded(series: list[np.ndarray], fill: str = "nan") -> tuple[torch.Tensor, t
     ``fill="nan"`` pads with NaN; ``fill="last"`` repeats each channel's last value, as Kidger
     et al.'s UEA code does.
     """
+    import torch
+
     lengths = torch.tensor([s.shape[1] for s in series])
     out = np.full((len(series), int(lengths.max()), series[0].shape[0]), np.nan)
     for i, s in enumerate(series):

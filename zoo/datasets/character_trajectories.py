@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 import numpy as np
-import torch
 from pydantic import Field
 
 from ..components import DatasetConfig
@@ -45,6 +44,8 @@ class CharacterTrajectoriesConfig(DatasetConfig):
         return TaskInfo("multiclass", N_CLASSES)
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
         if self.drop is not None:
             return UEAConfig(name=NAME, missing_rate=self.drop).load(smoke)
         train, test, paths = load_train_test(RECORD, NAME, "ts")

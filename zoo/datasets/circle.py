@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-import torch
 from pydantic import Field, PositiveInt
 
 from ..components import DatasetConfig
@@ -31,6 +30,8 @@ class CircleConfig(DatasetConfig):
         return TaskInfo("regression", 2, per_step=True)
 
     def _split(self) -> SeriesSplit:
+        import torch
+
         times = torch.linspace(0, self.t_max, self.samples, dtype=torch.float64)
         values = torch.stack([times.sin(), times.cos()], -1).float().expand(self.copies, -1, -1)
         return SeriesSplit(times=times.float(), values=values.clone(), y=values.clone())

@@ -14,12 +14,10 @@ The grid ``times`` is the step index 0..L−1 (log-signature windows are taken o
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
-import torch
 from pydantic import Field
-from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 from ..components import DatasetConfig
 from ..data.records import DatasetRecord
@@ -30,6 +28,9 @@ from ..data.uea_archive import train_test_paths, uea_record
 from ..data.uea_format import read_uea
 from ..errors import InputError
 from ..series import DataBundle, SeriesSplit, TaskInfo
+
+if TYPE_CHECKING:
+    import torch
 
 NAME = "EigenWorms"
 RECORD = uea_record("eigenworms", "UEA EigenWorms (C. elegans movement, 5 classes)", [NAME],
@@ -66,6 +67,9 @@ class EigenWormsConfig(DatasetConfig):
         return TaskInfo("multiclass", 5)
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+        from sklearn.preprocessing import StandardScaler
+
         paths = train_test_paths(RECORD, NAME, "arff")
         key = {"dataset": self.kind, "sources": [sha256_of(p) for p in paths], "version": 1}
         raw = cached(key, lambda: self._read(paths))
@@ -89,6 +93,9 @@ class EigenWormsConfig(DatasetConfig):
 
     def _read(self, paths) -> dict[str, torch.Tensor]:
         """Series (N, L, 6) float32 of train then test, and labels encoded from the train ones."""
+        import torch
+        from sklearn.preprocessing import LabelEncoder
+
         train, test = (read_uea(p, RECORD.name) for p in paths)
         cases = train.series + test.series
         if len({c.shape[1] for c in cases}) != 1:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
+
 from pydantic import Field, PositiveInt
 
 from ..components import DatasetConfig
 from ..limits import Seed
 from ..series import DataBundle, SeriesSplit
+
+if TYPE_CHECKING:
+    import torch
 
 
 class GeneratedDataset(DatasetConfig):
@@ -22,6 +26,8 @@ class GeneratedDataset(DatasetConfig):
         raise NotImplementedError
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
         gen = torch.Generator().manual_seed(self.data_seed)
         sizes = (16, 16, 16) if smoke else (self.n_train, self.n_val, self.n_test)
         return DataBundle(*(self._split(n, gen) for n in sizes), task=self.task())

@@ -9,13 +9,15 @@ in every channel), and a time channel is prepended, as Kidger et al. do for irre
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import torch
 from pydantic import Field
 
 from ..series import SeriesSplit, TaskInfo
 from .generated import GeneratedDataset
+
+if TYPE_CHECKING:
+    import torch
 
 CLASSES = ("1 Hz", "2 Hz", "3 Hz", "4 Hz")
 
@@ -32,6 +34,8 @@ class IrregularSinesConfig(GeneratedDataset):
         return TaskInfo("multiclass", len(CLASSES), class_names=CLASSES)
 
     def _split(self, n: int, gen: torch.Generator) -> SeriesSplit:
+        import torch
+
         t = torch.linspace(0, 1, self.length)
         label = torch.randint(0, len(CLASSES), (n,), generator=gen)
         freq = (label + 1).double() + 0.2 * (torch.rand(n, generator=gen) - 0.5)

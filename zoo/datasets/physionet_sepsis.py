@@ -14,19 +14,20 @@ count channels are added (input channels 1 + 34 + 34 = 69; without OI 35).
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
 from pydantic import Field
 
 from ..components import DatasetConfig
 from ..data.cache import cached
 from ..data.fetch import fetch, sha256_of
-from ..data.ncde_pipeline import ncde_bundle
 from ..data.records import DatasetRecord, RemoteFile
 from ..data.sepsis_psv import N_FEATURES, psv_members, read_stays
 from ..errors import InputError
 from ..series import DataBundle, TaskInfo
+
+if TYPE_CHECKING:
+    import torch
 
 SET_A = "training_setA.zip"
 SET_B = "training_setB.zip"
@@ -67,6 +68,10 @@ class PhysioNetSepsisConfig(DatasetConfig):
         return TaskInfo("binary", 1, class_names=("no sepsis", "sepsis"))
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
+        from ..data.ncde_pipeline import ncde_bundle
+
         archives = [fetch(RECORD, SET_A), fetch(RECORD, SET_B)]
         limit = SMOKE_FILES if smoke else None
         key = {"dataset": self.kind, "flags": self.intensity, "limit": limit, "version": 1,
@@ -91,6 +96,8 @@ class PhysioNetSepsisConfig(DatasetConfig):
         return "; ".join(short) + "; results are not the paper's" if short else None
 
     def _parse(self, archives, limit) -> dict[str, torch.Tensor]:
+        import torch
+
         stays = [stay for _, stay in read_stays(archives, RECORD.name, self.intensity, limit)]
         if not stays:
             raise InputError(f"dataset '{RECORD.name}': no stay with more than 2 hours in "

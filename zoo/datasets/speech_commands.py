@@ -14,21 +14,21 @@ test-set archive, the mirror's 1,000-clip test subset; the last two are labelled
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
-import torch
 from pydantic import Field
 
 from ..components import DatasetConfig
 from ..data.cache import cached
 from ..data.fetch import fetch, locate, sha256_of
-from ..data.mfcc import mfcc
-from ..data.ncde_pipeline import ncde_bundle
 from ..data.records import DatasetRecord, RemoteFile
 from ..data.wav_archive import iter_clips
 from ..errors import InputError
 from ..series import DataBundle, TaskInfo
+
+if TYPE_CHECKING:
+    import torch
 
 WORDS = ("yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go")
 CLIP_SAMPLES = 16000
@@ -72,6 +72,8 @@ PARTIAL = {
 def read_clips(archive, per_word: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Waveforms (N, 16000) of the 16,000-sample clips of :data:`WORDS` and their labels,
     word by word, sorted by clip name within a word."""
+    import torch
+
     found = {word: [] for word in WORDS}
     for word, name, samples in iter_clips(archive, WORDS, RECORD.name, per_word):
         if len(samples) == CLIP_SAMPLES:
@@ -87,6 +89,10 @@ def read_clips(archive, per_word: int | None = None) -> tuple[torch.Tensor, torc
 
 def mfcc_features(waves: torch.Tensor) -> torch.Tensor:
     """(N, 16000) waveforms → (N, 161, 20) MFCC sequences, computed in batches."""
+    import torch
+
+    from ..data.mfcc import mfcc
+
     return torch.cat([mfcc(chunk).transpose(1, 2) for chunk in waves.split(MFCC_BATCH)])
 
 
@@ -110,6 +116,10 @@ class SpeechCommandsConfig(DatasetConfig):
         return FULL
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
+        from ..data.ncde_pipeline import ncde_bundle
+
         name = self.source()
         archive = fetch(RECORD, name)
         per_word = SMOKE_PER_WORD if smoke else None

@@ -10,13 +10,15 @@ A time channel (0 … 1) is prepended, as in the example. No download.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import torch
 from pydantic import Field, PositiveInt
 
 from ..series import SeriesSplit, TaskInfo
 from .generated import GeneratedDataset
+
+if TYPE_CHECKING:
+    import torch
 
 
 class SpiralsConfig(GeneratedDataset):
@@ -33,6 +35,8 @@ class SpiralsConfig(GeneratedDataset):
         return TaskInfo("multiclass", 2, class_names=("clockwise", "anticlockwise"))
 
     def _split(self, n: int, gen: torch.Generator) -> SeriesSplit:
+        import torch
+
         t = torch.linspace(0, 4 * math.pi, self.length)
         label = torch.randint(0, 2, (n,), generator=gen)
         sign = (2 * label - 1).float()[:, None]

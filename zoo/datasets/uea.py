@@ -19,13 +19,11 @@ training file's header declares.
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
 from pydantic import Field, field_validator
 
 from ..components import DatasetConfig
-from ..data.ncde_pipeline import ncde_bundle
 from ..data.records import DatasetRecord
 from ..data.uea_archive import (UEA_CLASSES, declared_classes, has_files, load_split,
                                 present_names, search_folders, uea_record)
@@ -33,6 +31,9 @@ from ..data.uea_format import padded
 from ..errors import InputError
 from ..series import DataBundle, TaskInfo
 from ..suggest import did_you_mean
+
+if TYPE_CHECKING:
+    import torch
 
 DROP_SEED = 56789
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -42,6 +43,8 @@ RECORD = uea_record("uea", "UEA multivariate time series classification archive 
 
 def drop_rows(x: torch.Tensor, rate: float, seed: int = DROP_SEED) -> torch.Tensor:
     """Set ``int(L·rate)`` random time rows of each series to NaN (Kidger et al.'s order)."""
+    import torch
+
     x = x.clone()
     generator = torch.Generator().manual_seed(seed)
     length = x.shape[1]
@@ -85,6 +88,10 @@ class UEAConfig(DatasetConfig):
         return TaskInfo("multiclass", len(declared_classes(RECORD, self.name)))
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
+        from ..data.ncde_pipeline import ncde_bundle
+
         (train, train_fmt, train_paths), (test, test_fmt, test_paths) = (
             load_split(RECORD, self.name, split) for split in ("TRAIN", "TEST"))
         paths = train_paths + test_paths

@@ -16,15 +16,10 @@ Sizes used: Speech h = 160, Sepsis h = 187, UEA h = 47.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
-from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
-from ..components import FieldConfig
-from ..limits import Width
 from .initial_state import InitialState
 from .solved_body import SolvedBody
 
@@ -84,16 +79,3 @@ class GRUODE(SolvedBody):
     def z0(self, path, batch) -> torch.Tensor:
         h0 = self.initial(path, batch)
         return torch.cat([h0.new_zeros(*h0.shape[:-1], self.channels), h0], dim=-1)
-
-
-class GRUODEConfig(FieldConfig):
-    """GRU-ODE (Kidger et al.'s direct-NODE baseline): state [X − X(t0), h], time channel 0."""
-
-    kind: Literal["gru_ode"] = "gru_ode"
-    hidden: Width = Field(47, description="GRU state size h (Speech 160, Sepsis 187, UEA 47)")
-
-    requires = frozenset({"derivative"})
-    initials = ("zeros", "static")
-
-    def build(self, ctx: BuildContext) -> GRUODE:
-        return GRUODE(ctx, self.hidden)

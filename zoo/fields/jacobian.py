@@ -24,15 +24,10 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field
 from torch import nn
 from torch.nn import functional as F
 
-from ..build_context import BuildContext
-from ..components import FieldConfig
 from ..fast.control_stages import value_and_derivative
-from ..limits import Layers, Width
-from .initial_state import InitialState
 from .solved_body import SolvedBody
 
 
@@ -99,22 +94,3 @@ class JacobianNCDE(SolvedBody):
 
     def stage_field(self, h, wx, wdx):
         return self.vector_field.from_inputs(h, wx, wdx)
-
-
-class JacobianConfig(FieldConfig):
-    """Jacobian NCDE (paper c): implicit-RNN field via Jacobian-vector products, O(h²) weights."""
-
-    kind: Literal["jacobian"] = "jacobian"
-    hidden: Width = Field(128, description="state size h (= RNN width)")
-    taylor_terms: Layers = Field(
-        3, description="terms of (I − J_h)^{-1} = I + J_h + …: 3 in the code, 2 in the paper")
-    relu_derivative: Literal["sigmoid", "exact"] = Field(
-        "sigmoid", description="ReLU′ in the Jacobians: σ(l1) as in the code, or the exact step")
-
-    requires = frozenset({"evaluate", "derivative"})
-    initials = ("zeros", "first_observation")
-
-    def build(self, ctx: BuildContext) -> JacobianNCDE:
-        u = ctx.input_channels
-        field = JacobianField(u, self.hidden, self.taylor_terms, self.relu_derivative)
-        return JacobianNCDE(ctx, InitialState(ctx, self.hidden), field, self.hidden)

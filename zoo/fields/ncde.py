@@ -10,17 +10,8 @@ The body is :class:`zoo.fields.cde_body.CDEBody` (with its fast path).
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
-from pydantic import Field
 from torch import nn
-
-from ..build_context import BuildContext
-from ..components import FieldConfig
-from ..limits import Layers, Width
-from .cde_body import CDEBody
-from .initial_state import InitialState
 
 
 class FinalTanh(nn.Module):
@@ -43,19 +34,3 @@ class FinalTanh(nn.Module):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         return torch.tanh(self.before_tanh(z))
-
-
-class NCDEConfig(FieldConfig):
-    """Neural CDE with Kidger's FinalTanh vector field."""
-
-    kind: Literal["ncde"] = "ncde"
-    hidden: Width = Field(32, description="state size h")
-    hidden_hidden: Width = Field(32, description="width hh of the vector-field MLP")
-    layers: Layers = Field(3, description="number of hidden layers of the MLP")
-
-    requires = frozenset({"evaluate", "derivative"})
-    initials = ("first_observation", "static")
-
-    def build(self, ctx: BuildContext) -> CDEBody:
-        field = FinalTanh(ctx.input_channels, self.hidden, self.hidden_hidden, self.layers)
-        return CDEBody(ctx, InitialState(ctx, self.hidden), field, self.hidden)

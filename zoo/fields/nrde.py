@@ -21,13 +21,8 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-from pydantic import Field
 from torch import nn
 
-from ..build_context import BuildContext
-from ..components import FieldConfig
-from ..limits import Layers, Width
-from .initial_state import InitialState
 from .matrix_func import MatrixFieldFunc, matrix_times
 from .solved_body import SolvedBody
 
@@ -72,24 +67,3 @@ class NeuralRDE(SolvedBody):
 
     def stage_field(self, h, piece):
         return matrix_times(self.vector_field(h), piece)
-
-
-class NRDEConfig(FieldConfig):
-    """Neural RDE (Morrill et al.): dh/dt = F(h)·log-signature piece (a ``logsig`` control)."""
-
-    kind: Literal["nrde"] = "nrde"
-    hidden: Width = Field(32, description="state size h")
-    hidden_hidden: Width = Field(64, description="width hh of the vector-field MLP")
-    layers: Layers = Field(3, description="number of hidden layers of the MLP")
-    share_hidden_weights: bool = Field(
-        True, description="one shared Linear(hh→hh) for all repeated layers, as in the code")
-    tanh_position: Literal["before_out", "final"] = Field(
-        "before_out", description="tanh before the last linear (code) or after it")
-
-    requires = frozenset({"evaluate"})
-    initials = ("first_observation", "zeros")
-
-    def build(self, ctx: BuildContext) -> NeuralRDE:
-        field = NRDEField(ctx.input_channels, self.hidden, self.hidden_hidden, self.layers,
-                          self.share_hidden_weights, self.tanh_position)
-        return NeuralRDE(ctx, InitialState(ctx, self.hidden), field, self.hidden)

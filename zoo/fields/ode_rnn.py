@@ -16,17 +16,17 @@ Sizes used: Speech h = 128, hh = 64, layers 4; Sepsis 128/128/4; UEA 32/32/3.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import torch
-from pydantic import Field
 from torch import nn
 
 from ..build_context import BuildContext
-from ..components import FieldConfig
-from ..limits import Layers, Width
 from .initial import final_states, step_states
 from .initial_state import InitialState
+
+if TYPE_CHECKING:
+    from .config import ODERNNConfig
 
 
 class ODERNNFunc(nn.Module):
@@ -70,24 +70,3 @@ class ODERNN(nn.Module):
         if self.per_step:
             return step_states(states, path, batch)
         return final_states(states, path, batch)
-
-
-class ODERNNConfig(FieldConfig):
-    """ODE-RNN (Kidger's version): Tanh-MLP ODE between observations, GRUCell jump at each one."""
-
-    kind: Literal["ode_rnn"] = "ode_rnn"
-    hidden: Width = Field(32, description="state size h")
-    hidden_hidden: Width = Field(32, description="width hh of the ODE's MLP")
-    layers: Layers = Field(3, description="number of hidden layers of the MLP")
-
-    requires = frozenset()  # either "evaluate" or "steps": see check()
-    initials = ("zeros", "static")
-
-    def check(self, spec) -> list[tuple[str, str]]:
-        if {"evaluate", "steps"} & spec.model.control.provides:
-            return []
-        return [("model.control.kind", "field 'ode_rnn' reads observations: use the raw_steps "
-                 "control or an interpolating one (natural_cubic, hermite_cubic, linear)")]
-
-    def build(self, ctx: BuildContext) -> ODERNN:
-        return ODERNN(self, ctx)

@@ -8,16 +8,17 @@ Works per series (outputs (B, 1), labels (B,)) or per step (outputs (B, T, 1), l
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
 from pydantic import Field, PositiveFloat
-from sklearn.metrics import average_precision_score, roc_auc_score
-from torch import nn
-from torch.nn import functional as F
 
 from ..components import ReadoutConfig
-from ..series import TaskInfo
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from ..series import TaskInfo
 
 
 class BinaryConfig(ReadoutConfig):
@@ -35,12 +36,17 @@ class BinaryConfig(ReadoutConfig):
         return self.linear(features, 1)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        import torch
+        from torch.nn import functional as F
+
         logits = outputs.reshape(-1)
         pos_weight = torch.tensor(self.pos_weight, dtype=logits.dtype, device=logits.device)
         return F.binary_cross_entropy_with_logits(
             logits, target.reshape(-1).to(logits.dtype), pos_weight=pos_weight)
 
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
+        from sklearn.metrics import average_precision_score, roc_auc_score
+
         logits = outputs.detach().reshape(-1).double().cpu()
         labels = target.reshape(-1).cpu()
         out = {"loss": self.loss(logits, labels).item(),

@@ -6,15 +6,18 @@ steps labelled ``IGNORE_LABEL`` (no label there) count in neither the loss nor t
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import torch
 from pydantic import Field
-from torch import nn
-from torch.nn import functional as F
 
 from ..components import ReadoutConfig
-from ..series import IGNORE_LABEL, TaskInfo
+from ..series import IGNORE_LABEL
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from ..series import TaskInfo
 
 
 def f1_macro(pred: torch.Tensor, target: torch.Tensor, n_classes: int) -> float:
@@ -59,6 +62,9 @@ class ClassifyConfig(ReadoutConfig):
         return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        import torch
+        from torch.nn import functional as F
+
         logits, labels = _labelled(outputs.reshape(-1, outputs.shape[-1]), target.reshape(-1))
         if not len(labels):
             return outputs.sum() * 0

@@ -9,14 +9,15 @@ targets (no value there) count in neither the loss nor the metrics.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-import torch
-from torch import nn
-from torch.nn import functional as F
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..components import ReadoutConfig
-from ..series import TaskInfo
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from ..series import TaskInfo
 
 
 def _aligned(outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -37,6 +38,9 @@ class RegressConfig(ReadoutConfig):
         return self.linear(features, task.n_outputs)
 
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        import torch
+        from torch.nn import functional as F
+
         target = _aligned(outputs, target).to(outputs.dtype)
         seen = ~torch.isnan(target)
         if bool(seen.all()):
@@ -45,6 +49,9 @@ class RegressConfig(ReadoutConfig):
         return error.square().sum() / seen.sum().clamp(min=1)
 
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
+        import torch
+        from torch.nn import functional as F
+
         target = _aligned(outputs, target).to(outputs.dtype)
         seen = ~torch.isnan(target)
         outputs, target = (outputs, target) if bool(seen.all()) else (outputs[seen], target[seen])

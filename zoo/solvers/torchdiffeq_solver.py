@@ -7,16 +7,19 @@ the FWP and NCDE authors integrated with.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import torch
 from pydantic import Field, model_validator
-from torchdiffeq._impl.odeint import SOLVERS
 
 from ..components import SolverConfig
 
-#: read from the installed package, so new torchdiffeq methods appear without code changes
-METHODS = tuple(m for m in SOLVERS if m != "scipy_solver")
+if TYPE_CHECKING:
+    import torch
+
+#: torchdiffeq's ``SOLVERS`` less ``scipy_solver``, written out so that validation needs no torch
+#: (tests/test_light_validation.py checks them against the installed torchdiffeq)
+METHODS = ("dopri8", "dopri5", "bosh3", "fehlberg2", "adaptive_heun", "euler", "midpoint",
+           "heun2", "heun3", "rk4", "explicit_adams", "implicit_adams", "fixed_adams")
 FIXED_GRID = ("euler", "midpoint", "rk4", "heun2", "heun3", "explicit_adams", "implicit_adams",
               "fixed_adams")
 Method = Enum("Method", {m: m for m in METHODS}, type=str)
@@ -48,6 +51,8 @@ class TorchdiffeqConfig(SolverConfig):
         if method in FIXED_GRID:
             step = self.step_size
             if step is None:
+                import torch
+
                 step = float(torch.diff(t).min()) if len(t) > 1 else 1.0
             options["step_size"] = step
         elif self.max_steps is not None:

@@ -15,14 +15,16 @@ solvers: the field's cell runs them itself, and the continuous adjoint does not 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import torch
 from pydantic import Field, PositiveInt
 
 from ..components import SolverConfig
 
-Derivative = Callable[[torch.Tensor], torch.Tensor]
+if TYPE_CHECKING:
+    import torch
+
+    Derivative = Callable[[torch.Tensor], torch.Tensor]
 
 
 def euler_step(f: Derivative, y: torch.Tensor, h: float) -> torch.Tensor:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import registry
 from ..errors import InputError, PluginError, SpecError
-from ..limits import MAX_PARAMETERS
+from ..limits import MAX_PARAMETERS, seed_in_range
 from ..suggest import did_you_mean
 from .schema import PLUGIN_SECTIONS, spec_model
 from .sections import EPOCH_METRICS, TRAIN_EVAL
@@ -338,6 +338,7 @@ def estimate_parameters(spec: Any, seconds: float = 5.0) -> int | None:
     memory is allocated) for one input channel: a lower bound for more channels. ``None`` where
     it cannot be built that way or the build takes longer than ``seconds``."""
     import torch
+    import torchdiffeq  # noqa: F401  (its tableaux, made at import, must not land on ``meta``)
 
     from ..build_context import DataShape
     from ..model import ZooModel, count_parameters
@@ -354,8 +355,37 @@ def estimate_parameters(spec: Any, seconds: float = 5.0) -> int | None:
         return None
 
 
+#: the parameters are counted (building the model imports torch) only for a spec with an integer
+#: model option above this: a network's parameter count grows as a product of at most three of
+#: its sizes (layers × width², heads × width², hidden³), so with every option at most 512 it stays
+#: below 512³ = MAX_PARAMETERS / 8, and validating such a spec needs no torch
+SMALL_OPTION = 512
+
+
+def _integer_options(config: BaseModel) -> Iterator[int]:
+    """The integer options of ``config`` and of the configs in it, seeds left out."""
+    for name, info in type(config).model_fields.items():
+        value = getattr(config, name)
+        if isinstance(value, BaseModel):
+            yield from _integer_options(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and not _is_seed(info):
+            yield value
+
+
+def _is_seed(info: Any) -> bool:
+    """Whether a field is typed :data:`zoo.limits.Seed` (or ``Seed | None``)."""
+    def marks(tp: Any) -> list:
+        args = typing.get_args(tp)
+        return [*getattr(tp, "__metadata__", ()), *(m for a in args for m in marks(a))]
+
+    return any(getattr(m, "func", None) is seed_in_range
+               for m in [*info.metadata, *marks(info.annotation)])
+
+
 def _check_size(spec: Any, src: Source) -> list[str]:
     """Refuse models with more than :data:`MAX_PARAMETERS` parameters before anything is built."""
+    if max(_integer_options(spec.model), default=0) <= SMALL_OPTION:
+        return []
     n = estimate_parameters(spec)
     if n is None or n <= MAX_PARAMETERS:
         return []
@@ -401,6 +431,9 @@ def validate_source(src: Source) -> BaseModel:
     problems = _check_booleans(spec, src)
     problems += [f"{src.where(_key(d))}: {d}: {m}" for d, m in compatibility(spec)]
     problems += _check_reproduces(spec, src)
+    if spec.search is not None:
+        problems += [f"{src.where(path)}: {'.'.join(path)}: {message}"
+                     for path, message in spec.search.problems(spec, src)]
     for component in (spec.data, spec.model.control, spec.model.field, spec.model.solver,
                       spec.model.backprop, spec.model.readout):
         for dotted, message in component.check(spec):
@@ -410,6 +443,25 @@ def validate_source(src: Source) -> BaseModel:
     if problems:
         raise SpecError(problems)
     return spec
+
+
+def spec_value_problem(src: Source, dotted: str, value: Any) -> str | None:
+    """Why the spec of ``src`` refuses ``value`` at ``dotted`` (its first validation error), or
+    None when it takes it."""
+    data = copy.deepcopy(src.data)
+    node = data
+    *parents, last = dotted.split(".")
+    for part in parents:
+        node = node.setdefault(part, {}) if isinstance(node, dict) else node[int(part)]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    try:
+        spec_model().model_validate(data, context={"source": src})
+    except ValidationError as exc:
+        return exc.errors()[0]["msg"]
+    return None
 
 
 def _key(dotted: str) -> Key:

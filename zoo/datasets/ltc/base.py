@@ -10,16 +10,17 @@ numpy arrays ``{train,val,test}_{x,y}`` batch-first: x (N, T, C), y (N, T[, K]) 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import torch
 
 from ...components import DatasetConfig
-from ...data.cache import cached
 from ...data.fetch import fetch, partial_note, sha256_of
 from ...data.records import DatasetRecord
 from ...series import DataBundle, SeriesSplit
+
+if TYPE_CHECKING:
+    import torch
 
 SPLITS = ("train", "val", "test")
 SMOKE_SIZE = 16
@@ -37,6 +38,10 @@ class LTCDataset(DatasetConfig):
         return {}
 
     def load(self, smoke: bool = False) -> DataBundle:
+        import torch
+
+        from ...data.cache import cached
+
         paths = {f.name: fetch(self.record, f.name) for f in self.record.files}
         key = {"dataset": self.kind, "options": self.model_dump(), "version": self.version,
                "sources": {name: sha256_of(p) for name, p in paths.items()}}

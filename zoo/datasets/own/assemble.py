@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-import torch
 
 from ...errors import InputError
 from ...series import DataBundle, SeriesSplit, TaskInfo
@@ -58,6 +57,8 @@ class Rows:
 def bundle(rows: Rows, y_series: np.ndarray | None, task: TaskInfo, cfg,
            split: np.ndarray | None) -> DataBundle:
     """Check, cut forecast targets, grid, split and normalise; ``split`` (N,) codes 0/1/2."""
+    import torch
+
     _check_times(rows)
     _check_channels(rows)
     _check_series_targets(rows, y_series, task)
@@ -223,6 +224,8 @@ def train_statistics(matrix: np.ndarray, train: np.ndarray, channels: list[str],
 
 def dense(rows: Rows, grid: np.ndarray, matrix: np.ndarray):
     """Values (N, T, C) on the grid, final indices (N,) and each row's grid position."""
+    import torch
+
     n, t, c = len(rows.names), len(grid), matrix.shape[1]
     if n * t * c > MAX_VALUES:
         raise InputError(f"{rows.source}: the union of all observation times has {t:,} times; "

@@ -1,5 +1,6 @@
-"""Spec options of the ``fwp`` field kind and how they assemble the body
-(docs/sources.md#paper-a).
+"""Spec options of the ``fwp`` and ``ode_rfwp`` field kinds and how they assemble the body
+(docs/sources.md#paper-a). The model modules are imported by ``build``, so validating a spec
+imports no torch.
 
 Defaults follow the authors' code; the paper-text forms of
 docs/sources.md#fwp-diff-hebb-cde-values and #fwp-diff-cde-readout are options:
@@ -10,21 +11,21 @@ v (k·q), which is W q in this package's v⊗k layout). See docs/fields/fwp.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
-from ...build_context import BuildContext
 from ...components import FieldConfig
-from ...fast.choice import implementation
 from ...limits import Width
-from .body import FWPBody
-from .cde_form import CDEUpdate
-from .initial_state import KINDS, InitialFastWeight
-from .multilayer import TwoLayerUpdate
-from .ode_form import ODEUpdate
-from .query_readout import QueryReadout
-from .rules import make_rule
+
+if TYPE_CHECKING:
+    from ...build_context import BuildContext
+    from .body import FWPBody
+    from .rfwp import ODERFWP
+
+#: how W(t0) is made (model.initial.kind; :class:`.initial_state.InitialFastWeight`), the
+#: default first
+KINDS = ("first_update", "first_observation", "static", "zeros")
 
 #: (keys from, values from) per CDE form; ``cde`` depends on the rule
 #: (docs/sources.md#fwp-cde-fields)
@@ -76,6 +77,15 @@ class FWPConfig(FieldConfig):
         return self
 
     def build(self, ctx: BuildContext) -> FWPBody:
+        from ...fast.choice import implementation
+        from .body import FWPBody
+        from .cde_form import CDEUpdate
+        from .initial_state import InitialFastWeight
+        from .multilayer import TwoLayerUpdate
+        from .ode_form import ODEUpdate
+        from .query_readout import QueryReadout
+        from .rules import make_rule
+
         d, heads = self.d_model, self.heads
         d_ff = self.d_ff or 4 * d
         u = ctx.input_channels
@@ -97,3 +107,29 @@ class FWPConfig(FieldConfig):
                 else implementation(ctx, fast_adjoint=True))
         return FWPBody(update, initial, QueryReadout(d, heads, d_ff), ctx.integrate, d,
                        transpose, ctx.shape.task.per_step, used)
+
+
+class ODERFWPConfig(FieldConfig):
+    """ODE-RFWP: discrete fast-weight learning rule at observations, latent ODE in between."""
+
+    kind: Literal["ode_rfwp"] = "ode_rfwp"
+    rule: Literal["hebb", "oja", "delta"] = Field("hebb", description="learning rule")
+    delta: Literal["pre", "post"] = Field("post", description="Delta rule tanh placement")
+    d_model: Width = Field(128, description="latent and key/value size d")
+    heads: Width = Field(16, description="H heads of size d/H")
+    d_ff: Width | None = Field(None, description="feed-forward inner size (default 4·d)")
+    ode_hidden: Width | None = Field(None, description="latent ODE MLP width (default d)")
+
+    requires = frozenset({"steps"})
+    initials = ("zeros",)
+
+    @model_validator(mode="after")
+    def _heads_divide(self) -> ODERFWPConfig:
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
+        return self
+
+    def build(self, ctx: BuildContext) -> ODERFWP:
+        from .rfwp import ODERFWP
+
+        return ODERFWP(self, ctx)

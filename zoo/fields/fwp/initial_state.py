@@ -26,8 +26,6 @@ from ..initial import StaticNetwork, first_observation
 from .fast_weight import split_heads
 from .rules import Hebb
 
-KINDS = ("first_update", "first_observation", "static", "zeros")
-
 
 class InitialFastWeight(nn.Module):
     def __init__(self, kind: str, raw_channels: int, channels: int, d: int, heads: int,

@@ -17,19 +17,19 @@ d_ff 512, Hebb, Delta post-tanh, dopri5 with rtol 1e-5 / atol 1e-6 and the adjoi
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import torch
-from pydantic import Field, model_validator
 from torch import nn
 
 from ...build_context import BuildContext
-from ...components import FieldConfig
-from ...limits import Width
 from ..initial import final_states
 from .query_readout import QueryReadout
 from .rules import Rule, make_rule
 from .slow_net import SlowNet
+
+if TYPE_CHECKING:
+    from .config import ODERFWPConfig
 
 
 class LatentODE(nn.Module):
@@ -91,27 +91,3 @@ class ODERFWP(nn.Module):
             states.append(u)
         states = torch.stack(states)
         return states.transpose(0, 1) if self.per_step else final_states(states, path, batch)
-
-
-class ODERFWPConfig(FieldConfig):
-    """ODE-RFWP: discrete fast-weight learning rule at observations, latent ODE in between."""
-
-    kind: Literal["ode_rfwp"] = "ode_rfwp"
-    rule: Literal["hebb", "oja", "delta"] = Field("hebb", description="learning rule")
-    delta: Literal["pre", "post"] = Field("post", description="Delta rule tanh placement")
-    d_model: Width = Field(128, description="latent and key/value size d")
-    heads: Width = Field(16, description="H heads of size d/H")
-    d_ff: Width | None = Field(None, description="feed-forward inner size (default 4·d)")
-    ode_hidden: Width | None = Field(None, description="latent ODE MLP width (default d)")
-
-    requires = frozenset({"steps"})
-    initials = ("zeros",)
-
-    @model_validator(mode="after")
-    def _heads_divide(self) -> ODERFWPConfig:
-        if self.d_model % self.heads:
-            raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
-        return self
-
-    def build(self, ctx: BuildContext) -> ODERFWP:
-        return ODERFWP(self, ctx)

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from ...fast.ltc import ltc_sequence
 from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 from .cell import SHARED_RANGES, LTCCell
 
@@ -41,6 +42,8 @@ def wiring_polarities(inputs: int, units: int, seed: int = 1111
 
 class NCPSLTCCell(LTCCell):
     """LTC cell as in ncps: Δt-scaled fused step, ε = 1e-8, softplus or clipped positivity."""
+
+    fast_sequence = staticmethod(ltc_sequence)
 
     epsilon = 1e-8
 

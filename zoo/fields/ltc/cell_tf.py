@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import torch
 
+from ...fast.ltc import ltc_sequence
 from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 from .cell import SHARED_RANGES, LTCCell
 
@@ -31,6 +32,8 @@ def random_polarity(shape: tuple[int, ...]) -> torch.Tensor:
 
 class TFLTCCell(LTCCell):
     """LTC cell as in the TF code: constant-init gl and cm, no Δt, clipping constraints."""
+
+    fast_sequence = staticmethod(ltc_sequence)
 
     def __init__(self, inputs: int, units: int, solver: LTCFusedConfig | UnfoldConfig):
         super().__init__(random_polarity((units, units)), random_polarity((inputs, units)),

@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Literal
 
 import torch
-from pydantic import Field
 
-from ...build_context import BuildContext
 from ...fast.recurrent import ctgru_sequence
 from ..small_softmax import small_softmax
 from ...dense import glorot_linear
-from ...limits import Width
-from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+from .recurrent_body import RecurrentCell
 
 
 class CTGRUCell(RecurrentCell):
+    fast_sequence = staticmethod(ctgru_sequence)
+
     def __init__(self, inputs: int, units: int, scales: int, decay: str, clip: float | None):
         super().__init__(units, (units, scales))
         self.decay, self.clip = decay, clip
@@ -66,19 +64,3 @@ class CTGRUCell(RecurrentCell):
 
     def output(self, state: torch.Tensor) -> torch.Tensor:
         return state.sum(-1)
-
-
-class CTGRUConfig(RecurrentFieldConfig):
-    """CT-GRU (Mozer et al.), LTC-repo baseline: M traces per unit with scales 10^{k/2}."""
-
-    kind: Literal["ctgru"] = "ctgru"
-    scales: Width = Field(8, description="number M of time scales")
-    decay: Literal["code", "paper"] = Field(
-        "code", description="code: exp(−1/ln τ_k) as the repository; paper: exp(−Δt/τ_k)")
-    clip: float | None = Field(None, gt=0, description="clip the traces to ±clip")
-
-    needs_solver = False  # a discrete update: model.solver may be left out
-    fast_sequence = staticmethod(ctgru_sequence)
-
-    def make_cell(self, ctx: BuildContext) -> CTGRUCell:
-        return CTGRUCell(ctx.input_channels, self.units, self.scales, self.decay, self.clip)

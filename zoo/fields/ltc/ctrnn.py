@@ -9,19 +9,17 @@ after every solver step (the repository's ``cell_clip``).
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
-from pydantic import Field
 
-from ...build_context import BuildContext
 from ...fast.recurrent import ctrnn_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
 from ...dense import glorot_linear
-from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+from .recurrent_body import RecurrentCell
 
 
 class CTRNNCell(RecurrentCell):
+    fast_sequence = staticmethod(ctrnn_sequence)
+
     def __init__(self, inputs: int, units: int, solver: UnfoldConfig, tau: float,
                  global_feedback: bool, clip: float | None):
         super().__init__(units)
@@ -39,18 +37,3 @@ class CTRNNCell(RecurrentCell):
             def f(y):
                 return -y / self.tau + drive
         return self.solver.advance(f, h, self.project)
-
-
-class CTRNNConfig(RecurrentFieldConfig):
-    """Continuous-time RNN (LTC-repo baseline): dh/dt = −h/τ + tanh(W[I,h]+b), unrolled Euler."""
-
-    kind: Literal["ctrnn"] = "ctrnn"
-    tau: float = Field(1.0, gt=0, description="fixed time constant τ")
-    global_feedback: bool = Field(True, description="the drive sees the state (W[I,h]) or only I")
-    clip: float | None = Field(None, gt=0, description="clip the state to ±clip after each step")
-
-    fast_sequence = staticmethod(ctrnn_sequence)
-
-    def make_cell(self, ctx: BuildContext) -> CTRNNCell:
-        return CTRNNCell(ctx.input_channels, self.units, ctx.spec.model.solver, self.tau,
-                         self.global_feedback, self.clip)

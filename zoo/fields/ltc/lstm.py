@@ -7,18 +7,16 @@ The update is discrete: the solver section does not enter, and a spec may leave 
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
-from pydantic import Field
 
-from ...build_context import BuildContext
 from ...fast.recurrent import lstm_sequence
 from ...dense import glorot_linear
-from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+from .recurrent_body import RecurrentCell
 
 
 class LSTMCell(RecurrentCell):
+    fast_sequence = staticmethod(lstm_sequence)
+
     def __init__(self, inputs: int, units: int, forget_bias: float):
         super().__init__(units, (2, units))
         self.forget_bias = forget_bias
@@ -37,16 +35,3 @@ class LSTMCell(RecurrentCell):
 
     def output(self, state: torch.Tensor) -> torch.Tensor:
         return state[..., 0, :]
-
-
-class LSTMConfig(RecurrentFieldConfig):
-    """LSTM (LTC-repo baseline, TensorFlow LSTMCell with forget bias 1)."""
-
-    kind: Literal["lstm"] = "lstm"
-    forget_bias: float = Field(1.0, description="constant added to the forget gate (TF default)")
-
-    needs_solver = False  # a discrete update: model.solver may be left out
-    fast_sequence = staticmethod(lstm_sequence)
-
-    def make_cell(self, ctx: BuildContext) -> LSTMCell:
-        return LSTMCell(ctx.input_channels, self.units, self.forget_bias)

@@ -8,19 +8,18 @@ repository: classic RK4, 6 steps of 0.1). ``clip`` bounds the state after every 
 
 from __future__ import annotations
 
-from typing import Literal
 
 import torch
-from pydantic import Field
 
-from ...build_context import BuildContext
 from ...fast.recurrent import node_sequence
 from ...solvers.unfold import UnfoldConfig, clipper
 from ...dense import glorot_linear
-from .recurrent_body import RecurrentCell, RecurrentFieldConfig
+from .recurrent_body import RecurrentCell
 
 
 class NODECell(RecurrentCell):
+    fast_sequence = staticmethod(node_sequence)
+
     def __init__(self, inputs: int, units: int, solver: UnfoldConfig, clip: float | None):
         super().__init__(units)
         self.solver = solver
@@ -30,16 +29,3 @@ class NODECell(RecurrentCell):
     def forward(self, x: torch.Tensor, h: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
         return self.solver.advance(lambda y: torch.tanh(self.step(torch.cat([x, y], -1))), h,
                                    self.project)
-
-
-class NODEConfig(RecurrentFieldConfig):
-    """Neural ODE RNN (LTC-repo baseline): dh/dt = tanh(W[I,h]+b), unrolled (classic RK4)."""
-
-    kind: Literal["node"] = "node"
-    clip: float | None = Field(None, gt=0, description="clip the state to ±clip after each step "
-                                                       "(10 for traffic)")
-
-    fast_sequence = staticmethod(node_sequence)
-
-    def make_cell(self, ctx: BuildContext) -> NODECell:
-        return NODECell(ctx.input_channels, self.units, ctx.spec.model.solver, self.clip)

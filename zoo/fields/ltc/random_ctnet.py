@@ -25,18 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import torch
-from pydantic import Field, PositiveFloat
 from torch import nn
 from torchdiffeq._impl.odeint import SOLVERS
 
 from ...build_context import BuildContext
-from ...components import FieldConfig
-from ...limits import Layers, Seed, Width
 from ..initial import final_states
 from .activations import activation
+
+if TYPE_CHECKING:
+    from .config import RandomCTNetConfig
 
 
 class RandomLayer(nn.Module):
@@ -148,32 +148,3 @@ class RandomCTNet(nn.Module):
         length, explained = pca_arc_length(own)
         method = self.integrate.solver.odeint_kwargs(path.grid_points)["method"]
         return TrajectoryLength(length, explained, attempted_steps(method, nfe), nfe)
-
-
-class RandomCTNetConfig(FieldConfig):
-    """Random LTC / CT-RNN / N-ODE networks for the trajectory-length experiment (no training)."""
-
-    kind: Literal["random_ctnet"] = "random_ctnet"
-    model: Literal["ltc", "ctrnn", "node"] = "ltc"
-    activation: Literal["tanh", "sigmoid", "relu", "hardtanh"] = Field(
-        "hardtanh", description="the MATLAB default is Hard-tanh")
-    hardtanh_matlab_quirk: bool = Field(
-        True, description="Htanh.m clips only when the whole vector saturates "
-                          "(docs/sources.md#ltc-diff-trajectory-length)")
-    width: Width = Field(25, description="neurons k per layer")
-    layers: Layers = 1
-    sigma_w: PositiveFloat = Field(2.0, description="weight scale (see weight_init)")
-    sigma_b: PositiveFloat = Field(1.0, description="bias (and τ) scale (see weight_init)")
-    weight_init: Literal["code", "paper"] = Field(
-        "code", description="code: std = sigma_w, sigma_b; paper: variance = sigma_w/k, sigma_b")
-    seed: Seed | None = Field(
-        None, description="seed of the random weights (default: the run's seed, so each seed of "
-                          "a sweep is one draw)")
-
-    requires = frozenset({"evaluate"})
-    initials = ("zeros",)
-    solvers = ("torchdiffeq",)
-    example_solver = {"kind": "torchdiffeq", "method": "dopri5", "rtol": 1e-2, "atol": 1e-4}
-
-    def build(self, ctx: BuildContext) -> RandomCTNet:
-        return RandomCTNet(self, ctx)

@@ -5,8 +5,9 @@ A cell maps (input x_k, state, elapsed time Δt_k) to the next state; the body r
 raw steps of the path from a zero state and returns the cell outputs at every step (B, T, N)
 for per-step tasks, else at each series' final index (the last step: the repository's sMNIST
 setting). Δt_k = t_k − t_{k−1}, with the first gap used for the first step (1 for a single step).
-A field whose config names a ``fast_sequence`` (cell, x, Δt) -> states (T, B, ...) runs it when
-``model.implementation`` is ``fast`` (``implementation_used`` records which ran).
+A cell whose class names a ``fast_sequence`` (cell, x, Δt) -> states (T, B, ...) runs it when
+``model.implementation`` is ``fast`` (``implementation_used`` records which ran). The configs
+are in :mod:`.config`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,8 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import torch
-from pydantic import Field
 from torch import nn
 
-from ...build_context import BuildContext
-from ...components import FieldConfig
-from ...fast.choice import implementation
-from ...limits import Width
 from ..initial import final_states
 
 #: (cell, inputs (B, T, C), elapsed times (T,)) -> states after every step (T, B, *state_shape)
@@ -30,6 +26,9 @@ Sequence = Callable[[nn.Module, torch.Tensor, torch.Tensor], torch.Tensor]
 
 class RecurrentCell(nn.Module):
     """One step of a recurrent model: ``forward(x, state, elapsed) -> state``, state (B, *shape)."""
+
+    #: the fused loop over all steps that ``model.implementation: fast`` runs (None: none)
+    fast_sequence: ClassVar[Sequence | None] = None
 
     def __init__(self, units: int, state_shape: tuple[int, ...] | None = None):
         super().__init__()
@@ -81,23 +80,3 @@ class RecurrentBody(nn.Module):
 
     def constrain(self) -> None:
         self.cell.constrain()
-
-
-class RecurrentFieldConfig(FieldConfig):
-    """Base of the recurrent fields: reads raw steps, zero initial state, ``units`` neurons."""
-
-    units: Width = Field(32, description="number of units N")
-
-    requires = frozenset({"steps"})
-    initials = ("zeros",)
-    solvers = ("unfold",)
-    example_solver = {"kind": "unfold"}
-    fast_sequence: ClassVar[Sequence | None] = None
-
-    def make_cell(self, ctx: BuildContext) -> RecurrentCell:
-        raise NotImplementedError
-
-    def build(self, ctx: BuildContext) -> RecurrentBody:
-        fast = type(self).fast_sequence
-        used = "generic (no fast path)" if fast is None else implementation(ctx, False)
-        return RecurrentBody(self.make_cell(ctx), ctx.shape.task.per_step, fast, used)
