@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,6 +23,7 @@ import yaml
 from . import __version__
 from .build_context import DataShape
 from .errors import InputError, ZooError
+from .fast import compiled
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .predict import OWN_KINDS
@@ -58,6 +59,15 @@ class RunOptions:
     #: switch glibc's allocator to keep freed blocks (process-wide: the CLI asks for it)
     keep_freed_blocks: bool = False
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
+    #: tags added to the run (a search's trial: its parent run and number)
+    tags: dict[str, str] = field(default_factory=dict)
+    #: called with each epoch's record once it is stored; may raise :class:`Stopped`
+    watch: Callable[[dict], None] | None = None
+
+
+class Stopped(Exception):
+    """Raised by :attr:`RunOptions.watch` to end a run early (a pruned trial): the run is
+    marked KILLED with the reason as tag ``zoo.stopped``."""
 
 
 @dataclass
@@ -73,6 +83,7 @@ def spec_hash(spec: Any) -> str:
     """Hash of the resolved spec without its seed: identifies a configuration across seeds."""
     data = spec.model_dump(mode="json")
     data.pop("seed", None)
+    data.pop("search", None)  # how to tune the spec, not what is trained
     for key in ("log_model", "register_model"):  # what is logged, not what is trained
         data["tracking"].pop(key, None)
     return hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:16]
@@ -175,6 +186,8 @@ class _Session:
             self.tracker.log_file(last, "checkpoints")
             self.tracker.log_metrics(record, step=record["epoch"])
             self.resumable = True
+        if self.opts.watch is not None:
+            self.opts.watch(record)
 
     def log_model(self, step: int) -> None:
         """Log the MLflow pyfunc model of the best checkpoint, selected at epoch ``step``
@@ -203,14 +216,17 @@ class _Session:
         """Train and log the test metrics, in a working folder removed afterwards."""
         with tempfile.TemporaryDirectory(prefix="zoo-run-") as workdir:
             self.workdir = Path(workdir)
-            test = self.trainer.fit(self.on_epoch)
+            with compiled.recording() as kernels:
+                test = self.trainer.fit(self.on_epoch)
             state = self.trainer.state
             # the test metrics belong to the selected epoch's model: logged at its step
             best = state.best_epoch if state.best_epoch is not None else state.epoch
             with interrupts_deferred():  # the test results are stored whole, as each epoch is
                 self.tracker.log_metrics({**test, "best_epoch": best}, step=best)
-                self.tracker.set_tags({"zoo.best_epoch": str(best), NOTE_TAG: run_note(
-                    self.spec, self.tracker.run_id, self.tracker.uri, test, best)})
+                self.tracker.set_tags({
+                    "zoo.best_epoch": str(best), "zoo.kernels": compiled.summary(kernels),
+                    NOTE_TAG: run_note(self.spec, self.tracker.run_id, self.tracker.uri, test,
+                                       best)})
                 if self.spec.tracking.plots and state.history:
                     png = learning_curves(state.history, self.workdir / "learning_curves.png",
                                           self.spec.name or "run")
@@ -240,6 +256,11 @@ def _ended(tracker: MlflowRun, resumable: Callable[[], bool]) -> Iterator[None]:
             hint = (f"run {tracker.run_id} is marked KILLED and cannot be resumed (no epoch "
                     f"was saved, so it has no checkpoint); start it again with zoo run")
         raise Interrupted(f"interrupted; {hint}", exit_code(exc), tracker.run_id, hint) from None
+    except Stopped as exc:
+        with interrupts_deferred():
+            tracker.set_tags({"zoo.stopped": str(exc)})
+            tracker.finish("KILLED")
+        raise
     except BaseException:
         with interrupts_deferred():
             tracker.finish("FAILED")
@@ -266,7 +287,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
             run_id = start_tracked(tracker, spec, session.model, session.bundle,
                                    session.device, {"zoo.smoke": str(opts.smoke).lower(),
                                                     "zoo.allocator": allocator,
-                                                    "zoo.implementation": implementation})
+                                                    "zoo.implementation": implementation,
+                                                    **opts.tags})
         opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
                  f"{implementation} path)")
         if warning := misplaced_artifacts(uri, tracker.artifact_uri or ""):
