@@ -15,7 +15,7 @@ import warnings
 from .. import __version__
 from ..errors import ZooError
 from ..tracking.deferred_interrupt import exit_code
-from . import commands, data, predict, report, sweep
+from . import commands, data, predict, report, search, sweep
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.register(sub)
     data.register(sub)
     sweep.register(sub)
+    search.register(sub)
     report.register(sub)
     return parser
 

@@ -29,6 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="instead of writing reports, merge per-seed records of the runs that "
                            "count into DIR (e.g. reproductions/results), one JSON Lines file "
                            "per entry")
+    mode.add_argument("--runs", metavar="EXPERIMENT|RUN_ID",
+                      help="instead of a paper's table, summarise a group of runs per "
+                           "configuration: an experiment's finished runs, or the trials of a "
+                           "search (the runs under its parent run)")
     mode.add_argument("--from-records", type=Path, metavar="DIR",
                       help="build the results section from the records in DIR alone (no "
                            "MLflow): print it, or rewrite it in --page")
@@ -89,6 +93,23 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     return 0
 
 
+def _group(args: argparse.Namespace) -> int:
+    """``--runs``: the group's configurations, each as mean ± std over its runs."""
+    from ..report.collect import open_store
+    from ..report.groups import as_text, groups, runs_of
+    from ..tracking.mlflow_run import open_client, resolve_uri
+
+    if args.table or args.timings is not None:
+        raise InputError("--runs summarises the group it names: give no PAPER/TABLE or --timings")
+    uri = resolve_uri(args.tracking_uri, None)
+    open_store(uri)
+    title, runs = runs_of(open_client(uri), args.runs)
+    if not runs:
+        raise InputError(f"--runs {args.runs}: no finished run in the group")
+    print(as_text(title, groups(runs)))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from ..report.collect import collect, open_store
     from ..report.export import export
@@ -102,6 +123,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError("--page goes with --from-records")
     if args.timings is not None and args.export is None and args.from_records is None:
         raise InputError("--timings goes with --export or --from-records")
+    if args.runs is not None:
+        return _group(args)
     registry = load_registry(args.registry)
     if args.from_records is not None:
         return _from_records(args, registry)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from .. import registry
 from ..limits import Seed
+from .search import SearchSpec
 from .sections import InitialSpec, TrackingSpec, TrainSpec
 
 #: spec location of each plugin section -> registry group
@@ -94,6 +95,8 @@ def spec_model() -> type[BaseModel]:
         model=(model_section, ...),
         train=(TrainSpec, TrainSpec()),
         tracking=(TrackingSpec, TrackingSpec()),
+        search=(SearchSpec | None, Field(None, description="a hyperparameter search over this "
+                                                           "spec's keys (zoo search)")),
     )
 
 

@@ -109,12 +109,23 @@ def _native_stderr_held():
         sys.stderr.flush()
 
 
-def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
-            cpus: float = 1.0, gpus: float = 0.0) -> Iterator[Outcome]:
-    """Outcomes in completion order; shuts Ray down afterwards if it started it."""
+@contextmanager
+def ray_session(address: str | None, workers: int, cpus: float):
+    """Ray, connected to the cluster at ``address`` or to a local instance sized for
+    ``workers`` tasks of ``cpus`` CPUs; shut down afterwards if this call started it."""
     ray = _ray()
     started = _connect(ray, address, workers, cpus)
     try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
+            cpus: float = 1.0, gpus: float = 0.0) -> Iterator[Outcome]:
+    """Outcomes in completion order; shuts Ray down afterwards if it started it."""
+    with ray_session(address, workers, cpus) as ray:
         available = ray.cluster_resources().get("GPU", 0)
         if gpus > available and not address:
             raise InputError(f"--gpus-per-run {gpus:g}: this machine has {available:g} GPUs")
@@ -139,9 +150,6 @@ def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: in
                 done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
                 for ref in done:
                     yield _outcome(ray, ref, pending.pop(ref), received[:1])
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _outcome(ray, ref, job: Job, signal: list[int]) -> Outcome:

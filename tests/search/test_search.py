@@ -1,0 +1,174 @@
+"""`zoo search`: a real Optuna study on generated data, each trial an MLflow run nested under
+the search's parent run; resume after more trials are asked for and after SIGTERM; the best spec
+runs; a watch that stops a run (how the pruner stops a trial)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from importlib.util import find_spec
+
+import optuna
+import pytest
+import yaml
+
+from results.cli import zoo
+from zoo.runner import RunOptions, Stopped, run
+from zoo.spec.validate import load_spec
+from zoo.tracking.mlflow_run import open_client
+
+SPACE = {"train.optimizer.lr": {"low": 1e-3, "high": 1e-1, "log": True},
+         "model.field.hidden": {"choices": [4, 8]}}
+
+
+def searched(tiny_spec, trials: int, epochs: int = 3) -> dict:
+    return {**tiny_spec, "train": {**tiny_spec["train"], "epochs": epochs},
+            "search": {"trials": trials, "sampler": "random", "pruner": "none", "space": SPACE}}
+
+
+def runs_of(uri: str):
+    client = open_client(uri)
+    return client, client.search_runs([e.experiment_id for e in client.search_experiments()])
+
+
+def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spec, tmp_path,
+                                                            monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(searched(tiny_spec, trials=3), "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    assert zoo(["search", spec, "--tracking-uri", uri], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "3 complete" in out and "best spec: tiny.best.yaml" in out
+    client, runs = runs_of(uri)
+    [parent] = [r for r in runs if "zoo.search" in r.data.tags]
+    trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert len(runs) == 4 and len(trials) == 3
+    assert sorted(r.data.tags["zoo.trial"] for r in trials) == ["0", "1", "2"]
+    assert all(r.info.status == "FINISHED" for r in runs)
+    # each trial trained its drawn values; the study holds them with the run's selected value
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    for t in study.trials:
+        [r] = [r for r in trials if r.data.tags["zoo.trial"] == str(t.number)]
+        assert float(r.data.params["train.optimizer.lr"]) == pytest.approx(
+            t.params["train.optimizer.lr"])
+        assert int(r.data.params["model.field.hidden"]) == t.params["model.field.hidden"]
+        history = client.get_metric_history(r.info.run_id, "val/accuracy")
+        best_epoch = int(r.data.metrics["best_epoch"])
+        assert t.value == [m.value for m in history if m.step == best_epoch][0]
+    best = study.best_trial
+    assert parent.data.metrics["best/val/accuracy"] == best.value
+    assert parent.data.params["best.model.field.hidden"] == str(best.params["model.field.hidden"])
+    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "plots")}
+    assert "plots/optimization_history.png" in artifacts
+    # the best spec extends the searched one, without its search, with the best values
+    best_spec, _ = load_spec(tmp_path / "tiny.best.yaml")
+    assert best_spec.search is None
+    assert best_spec.model.field.hidden == best.params["model.field.hidden"]
+    assert best_spec.train.optimizer.lr == pytest.approx(best.params["train.optimizer.lr"])
+
+
+def test_asking_for_more_trials_resumes_the_study(write_spec, tiny_spec, tmp_path, monkeypatch,
+                                                  capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(searched(tiny_spec, trials=2), "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    assert zoo(["search", spec, "--tracking-uri", uri], monkeypatch) == 0
+    assert zoo(["search", spec, "--tracking-uri", uri, "-o", "search.trials=3"],
+               monkeypatch) == 0
+    assert "3 complete" in capsys.readouterr().out
+    _, runs = runs_of(uri)
+    parents = [r for r in runs if "zoo.search" in r.data.tags]
+    assert len(parents) == 1 and len(runs) == 4  # the same parent run, one more trial
+
+
+def test_sigterm_fails_the_trial_and_the_search_resumes(write_spec, tiny_spec, tmp_path):
+    spec = write_spec(searched(tiny_spec, trials=2, epochs=40), "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "zoo", "search", str(spec), "--tracking-uri", uri]
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:  # until the first trial has stored an epoch
+        try:
+            client, runs = runs_of(uri)
+            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
+                break
+        except Exception:  # the store does not exist yet
+            pass
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "running the same zoo search again resumes the study" in err
+    assert "Traceback" not in err
+    _, runs = runs_of(uri)
+    assert {r.info.status for r in runs} == {"KILLED"}  # the parent and the trial's run
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert [t.state.name for t in study.trials] == ["FAIL"]
+    again = subprocess.run([*command, "-o", "train.epochs=2"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert [t.state.name for t in study.trials] == ["FAIL", "COMPLETE", "COMPLETE"]
+
+
+def test_a_watch_stops_the_run_killed_with_its_reason(write_spec, tiny_spec, tmp_path):
+    spec, _ = load_spec(write_spec({**tiny_spec, "train": {**tiny_spec["train"], "epochs": 5}}))
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+
+    def watch(record):
+        if record["epoch"] == 2:
+            raise Stopped("pruned at epoch 2")
+
+    with pytest.raises(Stopped):
+        run(spec, RunOptions(tracking_uri=uri, progress=False, watch=watch,
+                             tags={"zoo.trial": "7"}))
+    client, [r] = runs_of(uri)
+    assert r.info.status == "KILLED" and r.data.tags["zoo.stopped"] == "pruned at epoch 2"
+    assert r.data.tags["zoo.trial"] == "7"
+    assert [m.step for m in client.get_metric_history(r.info.run_id, "train/loss")] == [1, 2]
+
+
+def test_a_spec_without_search_is_one_message(write_spec, tiny_spec, tmp_path, monkeypatch,
+                                              capsys):
+    spec = write_spec(tiny_spec)
+    code = zoo(["search", spec, "--tracking-uri", f"sqlite:///{tmp_path / 'm.db'}"],
+               monkeypatch)
+    assert code == 2 and "no search: section" in capsys.readouterr().err
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_grid_search_counts_its_grid(write_spec, tiny_spec):
+    grid = {**tiny_spec, "search": {"sampler": "grid", "space": {
+        "train.optimizer.lr": {"low": 0.01, "high": 0.03, "step": 0.01},
+        "model.field.hidden": {"low": 4, "high": 8, "step": 4}}}}
+    spec, _ = load_spec(write_spec(grid))
+    assert spec.search.total_trials() == 6
+    assert spec.search.space["model.field.hidden"].grid() == [4, 8]
+    assert yaml.safe_load(yaml.safe_dump(spec.search.model_dump()))["sampler"] == "grid"
+
+
+@pytest.mark.parametrize("executor", [
+    "local", pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
+                                                          reason="needs ray"))])
+def test_two_workers_share_one_study(executor, write_spec, tiny_spec, tmp_path, monkeypatch,
+                                     capsys):
+    """Two worker processes (or Ray tasks) take the trials of one study: together exactly
+    its number of trials, each a run under the one parent run."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RAY_TMPDIR", "/tmp")  # Ray's socket paths must stay short
+    spec = write_spec(searched(tiny_spec, trials=4, epochs=2), "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    code = zoo(["search", spec, "--tracking-uri", uri, "--workers", "2",
+                "--executor", executor], monkeypatch)
+    assert code == 0, capsys.readouterr().err
+    assert "4 complete" in capsys.readouterr().out
+    _, runs = runs_of(uri)
+    [parent] = [r for r in runs if "zoo.search" in r.data.tags]
+    trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted(int(r.data.tags["zoo.trial"]) for r in trials) == [0, 1, 2, 3]
