@@ -22,7 +22,7 @@ from ..spec.validate import load_spec
 from ..tracking.params import flatten
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "specs"
-_IGNORED_SECTIONS = {"seed", "tracking"}
+_IGNORED_SECTIONS = {"seed", "tracking", "search"}  # search: how to tune, not what is trained
 _NOT_SPEC = {"model.n_parameters"}
 EPOCHS = "train.epochs"
 
@@ -39,7 +39,8 @@ class Recipe:
 
 
 def comparable(params: dict[str, str]) -> dict[str, str]:
-    """The params that must match the recipe: all but ``seed``, ``tracking.*`` and non-spec ones."""
+    """The params that must match the recipe: all but ``seed``, ``tracking.*``, ``search.*`` and
+    non-spec ones."""
     return {k: v for k, v in params.items()
             if k.partition(".")[0] not in _IGNORED_SECTIONS and k not in _NOT_SPEC}
 
