@@ -105,6 +105,9 @@ class FieldConfig(ComponentConfig):
     #: False for discrete updates that no solver enters (the LTC suite's LSTM, CT-GRU): the
     #: spec may then leave ``model.solver`` out, and ``example_solver`` stands in for it
     needs_solver: ClassVar[bool] = True
+    #: whether its body has a fast path (``model.implementation: fast``) that computes what
+    #: the generic path does; ``tests/test_every_fast_path.py`` holds both to it
+    fast_path: ClassVar[bool] = False
 
     def build(self, ctx: BuildContext) -> nn.Module:
         """The model body: ``forward(path, batch) -> features`` with attribute ``features``."""

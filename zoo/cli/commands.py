@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from .. import registry
-from ..errors import InputError, SpecError
+from ..errors import InputError, PluginError, SpecError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,6 +132,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _has_fast_path(entry) -> bool:
+    try:
+        return bool(getattr(entry.load(), "fast_path", False))
+    except PluginError:
+        return False
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     groups = [args.group] if args.group else list(registry.GROUPS)
     for group in groups:
@@ -140,7 +147,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         width = max((len(n) for n in entries), default=0)
         for name in sorted(entries):
             e = entries[name]
-            print(f"  {name:<{width}}  [{e.distribution}]  {e.description}")
+            fast = " [fast path]" if group == "fields" and _has_fast_path(e) else ""
+            print(f"  {name:<{width}}  [{e.distribution}]{fast}  {e.description}")
         if not entries:
             print("  (none installed)")
     return 0

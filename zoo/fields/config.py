@@ -5,7 +5,7 @@ imports no torch; ``build`` imports the model module when a model is built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 class NCDEConfig(FieldConfig):
     """Neural CDE with Kidger's FinalTanh vector field."""
+
+    fast_path: ClassVar[bool] = True
 
     kind: Literal["ncde"] = "ncde"
     hidden: Width = Field(32, description="state size h")
@@ -52,6 +54,8 @@ class MatrixNCDEConfig(FieldConfig):
     ``jacobian`` field (Dopri5, 1e-3, backprop ``direct``).
     """
 
+    fast_path: ClassVar[bool] = True
+
     kind: Literal["matrix_ncde"] = "matrix_ncde"
     hidden: Width = Field(128, description="state size h (= width of the hidden layer)")
 
@@ -70,6 +74,8 @@ class MatrixNCDEConfig(FieldConfig):
 
 class NRDEConfig(FieldConfig):
     """Neural RDE (Morrill et al.): dh/dt = F(h)·log-signature piece (a ``logsig`` control)."""
+
+    fast_path: ClassVar[bool] = True
 
     kind: Literal["nrde"] = "nrde"
     hidden: Width = Field(32, description="state size h")
@@ -94,6 +100,8 @@ class NRDEConfig(FieldConfig):
 
 class GRUODEConfig(FieldConfig):
     """GRU-ODE (Kidger et al.'s direct-NODE baseline): state [X − X(t0), h], time channel 0."""
+
+    fast_path: ClassVar[bool] = True
 
     kind: Literal["gru_ode"] = "gru_ode"
     hidden: Width = Field(47, description="GRU state size h (Speech 160, Sepsis 187, UEA 47)")
@@ -132,6 +140,8 @@ class ODERNNConfig(FieldConfig):
 
 class JacobianConfig(FieldConfig):
     """Jacobian NCDE (paper c): implicit-RNN field via Jacobian-vector products, O(h²) weights."""
+
+    fast_path: ClassVar[bool] = True
 
     kind: Literal["jacobian"] = "jacobian"
     hidden: Width = Field(128, description="state size h (= RNN width)")

@@ -11,7 +11,7 @@ v (k·q), which is W q in this package's v⊗k layout). See docs/fields/fwp.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -37,6 +37,8 @@ RAW_HEBB_FORMS = ("cde", "cde_xprime_keys")
 
 class FWPConfig(FieldConfig):
     """Continuous-time Fast Weight Programmer: Hebb/Oja/Delta learning rule as an ODE or CDE."""
+
+    fast_path: ClassVar[bool] = True
 
     kind: Literal["fwp"] = "fwp"
     rule: Literal["hebb", "oja", "delta"] = Field("delta", description="learning rule")

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 class RecurrentFieldConfig(FieldConfig):
     """Base of the recurrent fields: reads raw steps, zero initial state, ``units`` neurons."""
+
+    fast_path: ClassVar[bool] = True
 
     units: Width = Field(32, description="number of units N")
 
