@@ -172,3 +172,36 @@ def test_two_workers_share_one_study(executor, write_spec, tiny_spec, tmp_path, 
     [parent] = [r for r in runs if "zoo.search" in r.data.tags]
     trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert sorted(int(r.data.tags["zoo.trial"]) for r in trials) == [0, 1, 2, 3]
+
+
+def test_a_killed_worker_loses_only_its_trial(write_spec, tiny_spec, tmp_path):
+    """SIGKILL (no clean-up at all): the trial's heartbeat stops; the next search of the study
+    fails it and tries its values again, and the study still gets its trials."""
+    spec = searched(tiny_spec, trials=2, epochs=40)
+    spec["search"]["heartbeat"] = 1
+    path = write_spec(spec, "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    command = [sys.executable, "-m", "zoo", "search", str(path), "--tracking-uri", uri]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            client, runs = runs_of(uri)
+            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
+                break
+        except Exception:  # the store does not exist yet
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait(timeout=30)
+    time.sleep(4)  # silent for more than 3 heartbeats
+    again = subprocess.run([*command, "-o", "train.epochs=2"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    states = [t.state.name for t in study.trials]
+    assert states == ["FAIL", "COMPLETE", "COMPLETE"], states
+    # the killed trial's values are tried again first
+    assert study.trials[1].params == study.trials[0].params

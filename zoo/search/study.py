@@ -2,9 +2,10 @@
 
 The study lives in a database (``search.storage`` or ``--storage``; by default ``optuna.db``
 beside a SQLite run store), so a search that stops resumes where it stopped and several
-workers share it; a trial whose worker died is failed and tried again (Optuna's heartbeat). A trial trains the spec with the drawn values as overrides, in an MLflow run
-nested under the search's parent run (tag ``mlflow.parentRunId``); its value is the objective
-metric at the epoch the run selects. The pruner reads the metric after every evaluated epoch;
+workers share it; a trial whose worker died is failed and tried again (Optuna's heartbeat).
+A trial trains the spec with the drawn values as overrides, in an MLflow run nested under the
+search's parent run (tag ``mlflow.parentRunId``); its value is the objective metric at the
+epoch the run selects. The pruner reads the metric after every evaluated epoch;
 a pruned trial's run is marked KILLED with the tag ``zoo.stopped``.
 """
 
@@ -23,9 +24,6 @@ from ..tracking.mlflow_run import _sqlite_path
 
 TRIAL_TAG = "zoo.trial"  # a trial's run: its number in the study
 PARENT_ATTR = "mlflow_parent_run"  # the study's user attribute: its parent run
-#: a trial in progress marks itself alive this often; one silent for 3 times as long (its
-#: worker died) is failed and tried once more by the next worker that starts a trial
-HEARTBEAT_S = 20
 
 
 @dataclass(frozen=True)
@@ -74,10 +72,10 @@ def open_study(search: SearchSpec, spec: Any, storage: str, name: str):
     try:
         with warnings.catch_warnings():  # the heartbeat is "experimental" in Optuna
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            retry = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=1)
             database = optuna.storages.RDBStorage(
-                storage, heartbeat_interval=HEARTBEAT_S, grace_period=3 * HEARTBEAT_S,
-                heartbeat_stale_trial_callback=optuna.storages.RetryHeartbeatStaleTrialCallback(
-                    max_retry=1))
+                storage, heartbeat_interval=search.heartbeat,
+                grace_period=3 * search.heartbeat, heartbeat_stale_trial_callback=retry)
         study = optuna.create_study(storage=database, study_name=name, sampler=sampler,
                                     pruner=pruner, direction=direction, load_if_exists=True)
     except (ValueError, ImportError, RuntimeError, ArgumentError) as exc:

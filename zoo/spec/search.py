@@ -98,6 +98,9 @@ class SearchSpec(BaseModel):
     study: str | None = Field(None, description="study name (default: the spec's name)")
     storage: str | None = Field(None, description="SQLAlchemy URL of the Optuna database "
                                 "(default: optuna.db beside a SQLite run store)")
+    heartbeat: PositiveInt = Field(20, description="seconds between a running trial's "
+                                   "signs of life; a trial silent for 3 times as long (its "
+                                   "worker died) is failed and its values tried once more")
 
     @model_validator(mode="after")
     def _grid_is_discrete(self) -> SearchSpec:
