@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from zoo import registry
 from zoo.cli.main import main
 from zoo.errors import InputError
 from zoo.spec import schema
@@ -276,6 +275,7 @@ def _spec(tmp_path: Path, field: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_misregistered_plugin_is_reported_and_the_rest_works(plugin_site, tmp_path,
                                                              spec_file):
     out = zoo_proc("list", "fields", cwd=tmp_path, pythonpath=plugin_site)

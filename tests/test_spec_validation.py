@@ -178,11 +178,13 @@ def test_adjoint_with_unrolled_solver_and_wrong_solver_kind(write_spec):
            .replace("{kind: torchdiffeq, method: rk4}", "{kind: ltc_fused}"))
     spec, _ = load_spec(write_spec(ltc))
     assert spec.model.field.kind == "ltc"
-    msgs = problems(write_spec(ltc.replace("  readout:", "  backprop: {kind: adjoint}\n  readout:")))
+    adjoint = ltc.replace("  readout:", "  backprop: {kind: adjoint}\n  readout:")
+    msgs = problems(write_spec(adjoint))
     assert any("model.backprop.kind: solver 'ltc_fused' cannot run the continuous adjoint; use "
                "backprop kind 'direct'" in m for m in msgs)
     [msg] = problems(write_spec(ltc.replace("{kind: ltc_fused}", "{kind: torchdiffeq}")))
-    assert "model.solver.kind: field 'ltc' is integrated with solver kind ltc_fused or unfold" in msg
+    assert ("model.solver.kind: field 'ltc' is integrated with solver kind ltc_fused or unfold"
+            in msg)
 
 
 def test_heads_must_divide_d_model(write_spec):

@@ -8,13 +8,9 @@ and ``.evaluate(data)`` (docs/own-data.md). Both are imported on first use, so t
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("nde-zoo")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+from .version import __version__
 
 if TYPE_CHECKING:
     from .predict import load_model

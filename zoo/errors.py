@@ -23,7 +23,8 @@ class InputError(ZooError):
 
 
 class SpecError(InputError):
-    """One or more located problems in a spec; each line is ``FILE:LINE:COL: dotted.path: message``."""
+    """One or more located problems in a spec; each line is
+    ``FILE:LINE:COL: dotted.path: message``."""
 
     def __init__(self, problems: list[str]):
         super().__init__("\n".join(problems))

@@ -77,7 +77,7 @@ class TrainedModel:
     """
 
     def __init__(self, checkpoint: Checkpoint, device: str | None = None, source: str = ""):
-        from .runner import _device
+        from .training.device import resolve_device as _device
 
         self.spec = checkpoint.spec
         self.shape = checkpoint.shape

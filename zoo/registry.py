@@ -70,7 +70,8 @@ class Entry:
     _claimed: bool = field(default=False, repr=False)
 
     def load(self) -> type:
-        """Import the config class (once); raise :class:`PluginError` naming the plugin on failure."""
+        """Import the config class (once); raise :class:`PluginError` naming the plugin on
+        failure."""
         if self._config is None and self.error is None:
             try:
                 obj = md.EntryPoint(self.name, self.value, GROUPS[self.group]).load()

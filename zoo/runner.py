@@ -20,9 +20,8 @@ from typing import Any, NamedTuple
 import torch
 import yaml
 
-from . import __version__
 from .build_context import DataShape
-from .errors import InputError, ZooError
+from .errors import ZooError
 from .fast import compiled
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
@@ -33,8 +32,10 @@ from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, re
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
+from .training.device import resolve_device as _device
 from .training.loop import Splits, Trainer
 from .training.seed import seed_everything
+from .version import __version__
 
 
 class Interrupted(ZooError):
@@ -131,15 +132,6 @@ def _git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
-
-
-def _device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise InputError("device 'cuda' requested but no CUDA device is available "
-                         "(use --device cpu or auto)")
-    return torch.device(name)
 
 
 def _prepare(spec: Any, bundle: DataBundle) -> Splits:

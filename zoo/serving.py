@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .predict import OWN_KINDS, TrainedModel
+from .predict import TrainedModel
 from .training.checkpoint import read_checkpoint
 
 ARTIFACT = "model"
@@ -146,7 +146,7 @@ def log_model(tracker, checkpoint: Path, step: int, register: str | None = None)
     from mlflow.entities import LoggedModelOutput
     from mlflow.models import Model, infer_signature
 
-    from . import __version__
+    from .version import __version__
 
     model = open_model(checkpoint)
     example = input_example(model)

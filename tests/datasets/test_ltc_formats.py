@@ -128,7 +128,7 @@ def test_power_wrong_format_names_the_file(mirror):
 TAGS = ["010-000-024-033", "010-000-030-096", "020-000-033-111", "020-000-032-221"]
 
 
-def person_text(sizes={"A01": 200, "A02": 100, "A03": 20}):
+def person_text(sizes={"A01": 200, "A02": 100, "A03": 20}):  # noqa: B006 (read only)
     lines = []
     for p, (person, n) in enumerate(sizes.items()):
         for i in range(n):

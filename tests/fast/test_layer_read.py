@@ -1,5 +1,6 @@
-"""The Hebb read through its keys' and values' layers (zoo/fast/layer_read.py): compiled = torch form, value
-and gradients, over block edges and thread splits; gradients against finite differences."""
+"""The Hebb read through its keys' and values' layers (zoo/fast/layer_read.py): compiled = torch
+form, value and gradients, over block edges and thread splits; gradients against finite
+differences."""
 
 from __future__ import annotations
 

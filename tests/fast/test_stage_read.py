@@ -36,4 +36,5 @@ def test_gradients_match_finite_differences():
                                                   rows=2, stages=5)]
     for softmax_of in (None, "a", "o"):
         assert torch.autograd.gradcheck(
-            lambda *x: stage_read(*x, softmax_of=softmax_of, form="compiled"), tensors)
+            lambda *x: stage_read(*x, softmax_of=softmax_of, form="compiled"),  # noqa: B023
+            tensors)

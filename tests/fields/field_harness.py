@@ -21,7 +21,8 @@ def make_spec(field: dict, *, method: str = "rk4", step_size: float | None = Non
     return spec_model().model_validate({
         "data": {"kind": "irregular_sines"},
         "model": {"control": {"kind": "natural_cubic"}, "field": field, "solver": solver,
-                  "backprop": backprop if isinstance(backprop, dict) else {"kind": backprop}, "initial": {"kind": initial},
+                  "backprop": backprop if isinstance(backprop, dict) else {"kind": backprop},
+                  "initial": {"kind": initial},
                   "readout": {"kind": "classify"}},
     })
 

@@ -40,7 +40,8 @@ def batch_for(b=2, t=4, static=None):
     return SimpleNamespace(final_index=torch.full((b,), t - 1), static=static)
 
 
-# --- (1) parameter counts: docs/sources.md#fwp-table3 derived totals, head Linear(d → n_out) included
+# --- (1) parameter counts: docs/sources.md#fwp-table3 derived totals, head Linear(d → n_out)
+# included
 
 SPEECH = dict(u=21, n=10)
 SEPSIS_OI = dict(u=69, n=1, static=7, initial="static")

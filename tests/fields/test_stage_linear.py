@@ -23,7 +23,7 @@ def test_reads_through_the_layer_equal_reads_of_the_values():
         assert formed.shape == (B, U, heads, c)
         assert torch.allclose(formed, (scaled @ weight.T + bias).unflatten(-1, (heads, c)),
                               atol=1e-12)
-        reads = [(lambda q: _dot(values, q), lambda v: torch.einsum("buhc,bhc->bhu", v, q), q),
+        reads = [(lambda q: _dot(values, q), lambda v: torch.einsum("buhc,bhc->bhu", v, q), q),  # noqa: B023
                  (values.weighted_sum, lambda v: torch.einsum("buhc,bhu->bhc", v, w), w)]
         for read, read_formed, argument in reads:
             through_layer, reference = read(argument), read_formed(values.tensor())

@@ -12,9 +12,9 @@ import os
 import sys
 import warnings
 
-from .. import __version__
 from ..errors import ZooError
 from ..tracking.deferred_interrupt import exit_code
+from ..version import __version__
 from . import commands, data, predict, report, search, sweep
 
 

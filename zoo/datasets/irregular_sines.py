@@ -1,9 +1,10 @@
 """Synthetic, irregularly sampled oscillations, generated in code (the quickstart data).
 
 Each series is a noisy 2-channel oscillation x(t) = A (sin(2π f t + φ), cos(2π f t + φ)·e^{-γ t})
-on ``length`` regular points of t ∈ [0, 1] (grid times 0, 1, …, length−1); the time channel holds t; the class is the frequency band f ∈ {1, 2, 3, 4}
-(with jitter). A random fraction ``missing`` of the time points of each series is dropped (NaN
-in every channel), and a time channel is prepended, as Kidger et al. do for irregular data.
+on ``length`` regular points of t ∈ [0, 1] (grid times 0, 1, …, length−1); the time channel
+holds t; the class is the frequency band f ∈ {1, 2, 3, 4} (with jitter). A random fraction
+``missing`` of the time points of each series is dropped (NaN in every channel), and a time
+channel is prepended, as Kidger et al. do for irregular data.
 """
 
 from __future__ import annotations

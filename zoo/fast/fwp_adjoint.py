@@ -12,9 +12,11 @@ adjoint A (the cotangent of W) and e = φ'(x)ᵀ(β ⊙ A p), the adjoint's fiel
 and the stage writes' cotangents (c_s times the vector-Jacobian product of f with A_s):
 
     t̄_s = c_s e_s,   β̄_s = c_s ⟨φ(x_s), A_s p_s⟩,   p̄_s = c_s (A_sᵀ r_s − Y_sᵀ e_s),
-    A_sᵀ r_s = A_nᵀ r_s − h Σ_j a_sj ⟨e_j, r_s⟩ p_j,   Y_sᵀ e_s = W_nᵀ e_s − h Σ_j a_sj ⟨r_j, e_s⟩ p_j.
+    A_sᵀ r_s = A_nᵀ r_s − h Σ_j a_sj ⟨e_j, r_s⟩ p_j,
+    Y_sᵀ e_s = W_nᵀ e_s − h Σ_j a_sj ⟨r_j, e_s⟩ p_j.
 
-The forward steps are Y_s p_s = W_n p_s + h Σ_j a_sj ⟨p_j, p_s⟩ r_j, W_{n+1} = W_n + Σ c_s r_s ⊗ p_s.
+The forward steps are Y_s p_s = W_n p_s + h Σ_j a_sj ⟨p_j, p_s⟩ r_j,
+W_{n+1} = W_n + Σ c_s r_s ⊗ p_s.
 For Hebb, A is constant on a segment and a block's stages are read in one product. Matrices
 are stored with the samples and heads innermost, (h, h, H·B) (:func:`.fwp_stages.to_lanes`),
 read and updated by :mod:`.lanes_matrix`; the writes come as (U, c, H·B).

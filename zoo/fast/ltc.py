@@ -3,8 +3,8 @@
 The affine input map and the sensory synapse sums Σ_i a^s_ij E^s_ij, Σ_i a^s_ij are computed for
 all T steps at once; the positive parameters (softplus for the ncps cell) once per sequence.
 In the loop, the recurrent sums are Σ_i s_ij (W⁺E)_ij and Σ_i s_ij W⁺_ij with
-s_ij = σ(σ_ij v_i − σ_ij μ_ij) (one fused multiply-add inside the sigmoid). The fused solver (paper Eq. 3) keeps
-the terms that are constant during an input step out of its unfolds:
+s_ij = σ(σ_ij v_i − σ_ij μ_ij) (one fused multiply-add inside the sigmoid). The fused solver
+(paper Eq. 3) keeps the terms that are constant during an input step out of its unfolds:
 v ← (c_num + cm/h · v + Σ a E) / (c_den + Σ a) with c_num = gl vleak + Σ a^s E^s and
 c_den = cm/h + gl + Σ a^s + ε. Explicit unfolds run :func:`zoo.fields.ltc.unfold.unfold`.
 """
@@ -16,7 +16,6 @@ import torch
 from ..fields.ltc.cell import LTCCell
 from ..fields.ltc.synapse import SigmoidSynapses
 from ..fields.ltc.unfold import Currents, Membrane, unfold
-from ..solvers.unfold import LTCFusedConfig
 from .compiled import Form, use_compiled
 from .ltc_compiled import compiled_synapse_sums
 from .ltc_fused import fused_unfolds
@@ -51,7 +50,7 @@ def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch
     sensory_num, sensory_den = synapse_sums(x * cell.input_w + cell.input_b,
                                             *synapse_parameters(cell.sensory, cell.positive))
     cm, gleak = cell.positive(cell.cm), cell.positive(cell.gleak)
-    if isinstance(cell.solver, LTCFusedConfig):
+    if cell.solver.kind == "ltc_fused":
         steps = torch.stack([torch.as_tensor(cell.fused_step(dt), dtype=x.dtype, device=x.device)
                              for dt in elapsed.unbind(0)])
         cm_h = cm / steps[:, None]

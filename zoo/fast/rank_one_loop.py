@@ -3,7 +3,8 @@
 Per step n from W_n (h × h per sample and head, stored (h, h, M) with M = H·B innermost) and the
 stage writes p_s (probe), t_s (target), β_s (rate) of its S stages (:mod:`.fwp_stages`):
 
-    x_s = t_s − W_n p_s − Σ_{j<s} m_js r_j,   r_s = β_s φ(x_s),   W_{n+1} = W_n + Σ_s r_s ⊗ (c_s p_s)
+    x_s = t_s − W_n p_s − Σ_{j<s} m_js r_j,   r_s = β_s φ(x_s),
+    W_{n+1} = W_n + Σ_s r_s ⊗ (c_s p_s)
 
 with the coupling m_js = a_sj h_n ⟨p_j, p_s⟩ (formed in the step, from its probes already in
 cache) and the step weights c_s = h b_s (times a sample's end-time weight). The backward runs

@@ -2,11 +2,11 @@
 
     e_i = K_iᵀ x_i − b_i,   f_i = P_i e_i,   x_{i+1} = x_i − K_i f_i,   i = 0 … M − 1
 
-(x: h-vectors, K_i: h × S stored as its S columns, P_i: S × S, b_i: S-vectors) returns x_M and every f_i; ``reverse``
-runs i = M − 1 … 0 instead (x_i from x_{i+1}). This is the read of the pre-delta fast weights
-(:mod:`.fwp_delta`). Tensors keep the batch axes innermost, so each step is a few
-multiply-and-sums vectorised over the batch rather than many tiny matrix products. K_i is the
-window of S consecutive rows i·stride + (0 … S − 1) of one tensor of distinct columns (the
+(x: h-vectors, K_i: h × S stored as its S columns, P_i: S × S, b_i: S-vectors) returns x_M and
+every f_i; ``reverse`` runs i = M − 1 … 0 instead (x_i from x_{i+1}). This is the read of the
+pre-delta fast weights (:mod:`.fwp_delta`). Tensors keep the batch axes innermost, so each step
+is a few multiply-and-sums vectorised over the batch rather than many tiny matrix products. K_i is
+the window of S consecutive rows i·stride + (0 … S − 1) of one tensor of distinct columns (the
 distinct stages: overlapping windows share their common stage).
 
 The backward is the adjoint sweep, three products per step as the forward,

@@ -7,7 +7,8 @@ from torch import nn
 
 
 class StaticNetwork(nn.Module):
-    """Initial state from static features (Kidger et al. sepsis): Linear(S, hidden), ReLU, Linear."""
+    """Initial state from static features (Kidger et al. sepsis): Linear(S, hidden), ReLU,
+    Linear."""
 
     def __init__(self, static_channels: int, hidden: int, out: int):
         super().__init__()

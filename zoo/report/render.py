@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 
 from ..results.registry import Entry
+from ..tables import text_table
 from .files import atomic_write
 from .plot import comparison_figure
 from .table import PICK_RULE, SPREAD, Row, Stats
@@ -20,14 +21,6 @@ RULE = (f"within = |ours - paper| <= {SPREAD:g} x paper std (or the paper's boun
 COUNTED = ("counted: FINISHED non-smoke runs whose resolved spec equals the shipped spec apart "
            f"from seed and tracking; {PICK_RULE}")
 APART = "Runs whose spec differs from the shipped one (not counted, no verdict)"
-
-
-def text_table(headers: list[str], rows: list[list[str]]) -> str:
-    """Left-aligned columns separated by two spaces, with a dashed rule under the header."""
-    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
-    lines = [headers, ["-" * w for w in widths], *rows]
-    return "\n".join("  ".join(f"{c:<{w}}" for c, w in zip(line, widths)).rstrip()
-                     for line in lines)
 
 
 def decimals(*values: float | None) -> int:

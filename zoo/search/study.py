@@ -81,8 +81,9 @@ def open_study(search: SearchSpec, spec: Any, storage: str, name: str):
     except (ValueError, ImportError, RuntimeError, ArgumentError) as exc:
         raise InputError(f"study database {storage}: {exc}") from None
     if study.direction.name.lower() != direction:
-        raise InputError(f"study '{name}' in {storage} was created to {study.direction.name.lower()}"
-                         f", this spec asks to {direction}: give another search.study")
+        raise InputError(f"study '{name}' in {storage} was created to "
+                         f"{study.direction.name.lower()}, this spec asks to {direction}: give "
+                         f"another search.study")
     return study
 
 

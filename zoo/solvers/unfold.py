@@ -44,11 +44,6 @@ def rk4_step(f: Derivative, y: torch.Tensor, h: float) -> torch.Tensor:
 STEPS = {"euler": euler_step, "rk4": rk4_step}
 
 
-def clipper(clip: float | None) -> Callable[[torch.Tensor], torch.Tensor] | None:
-    """Projection onto [−clip, clip] to apply after each step (the LTC repo's ``cell_clip``)."""
-    return None if clip is None else (lambda y: y.clamp(-clip, clip))
-
-
 class UnrolledSolver(SolverConfig):
     """Base of the solvers that a recurrent cell unrolls itself (BPTT only)."""
 

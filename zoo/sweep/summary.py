@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..report.render import text_table
+from ..tables import text_table
 from .job import Outcome
 
 

@@ -9,13 +9,17 @@ initialisation, the positivity of W, cm, gl (``positive``), the fused step h and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 from torch import nn
 
-from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 from .recurrent_body import RecurrentCell
 from .synapse import SigmoidSynapses, identity, uniform
 from .unfold import Membrane, unfold
+
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 
 #: initial ranges shared by both parameterisations
 #: (TF ``ltc_model.py:112-126``, ncps ``ltc_cell.py:57-67``; docs/sources.md#ltc-tf-cell)

@@ -13,15 +13,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
 from ...fast.ltc import ltc_sequence
-from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 from .cell import SHARED_RANGES, LTCCell
+
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 
 NCPS_RANGES = {**SHARED_RANGES, "w": (0.001, 1.0), "sensory_w": (0.001, 1.0),
                "gleak": (0.001, 1.0), "cm": (0.4, 0.6)}

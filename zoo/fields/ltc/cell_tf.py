@@ -11,11 +11,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from ...fast.ltc import ltc_sequence
-from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 from .cell import SHARED_RANGES, LTCCell
+
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 
 TF_RANGES = {**SHARED_RANGES, "w": (0.01, 1.0), "sensory_w": (0.01, 1.0),
              "gleak": (1.0, 1.0), "cm": (0.5, 0.5)}

@@ -9,12 +9,17 @@ after every solver step (the repository's ``cell_clip``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
-from ...fast.recurrent import ctrnn_sequence
-from ...solvers.unfold import UnfoldConfig, clipper
 from ...dense import glorot_linear
+from ...fast.recurrent import ctrnn_sequence
 from .recurrent_body import RecurrentCell
+from .unfold import clipper
+
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import UnfoldConfig
 
 
 class CTRNNCell(RecurrentCell):

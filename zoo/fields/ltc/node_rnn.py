@@ -8,13 +8,17 @@ repository: classic RK4, 6 steps of 0.1). ``clip`` bounds the state after every 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import torch
 
-from ...fast.recurrent import node_sequence
-from ...solvers.unfold import UnfoldConfig, clipper
 from ...dense import glorot_linear
+from ...fast.recurrent import node_sequence
 from .recurrent_body import RecurrentCell
+from .unfold import clipper
+
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import UnfoldConfig
 
 
 class NODECell(RecurrentCell):

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
-from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
+if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
+    from ...solvers.unfold import LTCFusedConfig, UnfoldConfig
 
 #: recurrent synapses: v -> (Σ a E, Σ a)
 Currents = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
@@ -56,10 +58,15 @@ def derivative(v: torch.Tensor, recurrent: Currents, m: Membrane) -> torch.Tenso
     return (m.gleak * (m.vleak - v) + num - v * den + m.sensory_num - v * m.sensory_den) / m.cm
 
 
+def clipper(clip: float | None) -> Callable[[torch.Tensor], torch.Tensor] | None:
+    """Projection onto [−clip, clip] to apply after each step (the LTC repo's ``cell_clip``)."""
+    return None if clip is None else (lambda y: y.clamp(-clip, clip))
+
+
 def unfold(v: torch.Tensor, recurrent: Currents, m: Membrane,
            solver: LTCFusedConfig | UnfoldConfig, h: float | torch.Tensor) -> torch.Tensor:
     """The state after one input step; ``h`` is the fused step (ignored by ``unfold``)."""
-    if isinstance(solver, UnfoldConfig):
+    if solver.kind == "unfold":  # explicit Euler or classic RK4, stepped by the solver
         return solver.advance(lambda u: derivative(u, recurrent, m), v)
     for _ in range(solver.unfolds):
         v = fused_update(v, recurrent, m, h)
