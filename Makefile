@@ -1,6 +1,8 @@
 # Two commands do all set-up on a fresh machine:
 #   make run    set up, then train the quickstart spec (an embedded default, no download)
-#   make test   set up, then run the whole test suite
+#   make test   set up, then run the whole test suite (what CI's .ci/run runs)
+# For everyday work, `make test-fast` runs the suite without the tests marked slow
+# (pytest -m "not slow"; the slow tier is the longer end-to-end tests).
 # Both create/reuse .venv; torch 2.13.0 is installed unless the venv already has a torch
 # (install your CUDA build into .venv first to use a GPU).
 
@@ -9,7 +11,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.zoo-installed
 
-.PHONY: run test setup bench
+.PHONY: run test test-fast setup bench
 
 setup: $(STAMP)
 
@@ -25,6 +27,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest -q
+
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(PY) bench/run.py --quick

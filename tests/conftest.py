@@ -2,13 +2,55 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def _data_mirror() -> Path:
+    """``$ZOO_DATA_MIRROR`` (the variable zoo itself reads, zoo/data/fetch.py), else the
+    repository's sibling ``../shared/data``."""
+    env = os.environ.get("ZOO_DATA_MIRROR")
+    return Path(env).expanduser() if env else REPO.parent / "shared" / "data"
+
+
+#: Where the tests look for the local mirror of the real datasets, fixed when the suite starts
+#: (tests that point ``ZOO_DATA_MIRROR`` at a temporary folder do so later). Tests needing it
+#: take the ``data_mirror`` fixture, or call ``in_mirror``/``without_mirror`` at module level.
+DATA_MIRROR = _data_mirror()
+_HOW = (f"ZOO_DATA_MIRROR={DATA_MIRROR}" if os.environ.get("ZOO_DATA_MIRROR") else
+        f"set ZOO_DATA_MIRROR to the mirror's folder, or place it at {DATA_MIRROR}")
+
+
+def _absent(*parts: str | os.PathLike) -> str | None:
+    path = DATA_MIRROR.joinpath(*parts)
+    return None if path.exists() else f"{path} is not in the local data mirror ({_HOW})"
+
+
+def without_mirror(*parts: str | os.PathLike) -> pytest.MarkDecorator:
+    """A ``skipif`` mark for tests that read ``DATA_MIRROR / parts`` (module ``pytestmark`` or
+    decorator), with the path looked for and how to provide it as the reason."""
+    reason = _absent(*parts)
+    return pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def in_mirror(*parts: str | os.PathLike) -> Path:
+    """``DATA_MIRROR / parts``; the calling test is skipped, saying why, when it is absent."""
+    reason = _absent(*parts)
+    if reason is not None:
+        pytest.skip(reason)
+    return DATA_MIRROR.joinpath(*parts)
+
+
+@pytest.fixture(scope="session")
+def data_mirror() -> Path:
+    """The local data mirror's folder (``DATA_MIRROR``); skips the test when there is none."""
+    return in_mirror()
+
 
 TINY_SPEC = {
     "data": {"kind": "irregular_sines", "n_train": 48, "n_val": 16, "n_test": 16, "length": 12},

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from zoo.cli.main import main
 
 
@@ -34,6 +36,7 @@ def test_design_journey_typo_in_rule(write_spec, capsys):
                    f"(did you mean 'delta'?)")
 
 
+@pytest.mark.slow
 def test_run_bad_input_is_one_line_without_traceback(write_spec, tiny_spec, tmp_path):
     tiny_spec["train"]["epochs"] = "x"
     spec = write_spec(tiny_spec)

@@ -87,6 +87,7 @@ def test_forward_backward(kind):
 
 
 @pytest.mark.parametrize("kind", field_names())
+@pytest.mark.slow
 def test_adjoint_matches_direct(kind):
     spec = minimal_spec(kind)
     if not spec.model.solver.supports_adjoint or spec.model.solver.method.value not in FIXED_GRID:

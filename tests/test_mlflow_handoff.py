@@ -68,6 +68,7 @@ def printed_command(out: str) -> list[str]:
     return shlex.split(line)
 
 
+@pytest.mark.slow
 def test_printed_ui_command_runs_as_printed(finished, tmp_path):
     """Started as printed (on a free port), from another folder and with no venv on PATH,
     it serves the UI."""

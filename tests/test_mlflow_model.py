@@ -22,6 +22,9 @@ import zoo
 from test_predict import MODEL, vitals_csv
 from zoo.tracking.mlflow_run import open_client
 
+#: every test here trains a run or serves a model over HTTP (each 5-15 s)
+pytestmark = pytest.mark.slow
+
 MLFLOW = Path(sys.executable).with_name("mlflow")
 
 

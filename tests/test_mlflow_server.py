@@ -48,6 +48,7 @@ def finished_run_id(stdout: str) -> str:
     return re.search(r"^run (\w+) finished", stdout, re.M).group(1)
 
 
+@pytest.mark.slow
 def test_server_over_zoo_store_and_run_by_uri(server, write_spec, tiny_spec, tmp_path,
                                               monkeypatch, capsys):
     """One server: it reads back a run `zoo run` wrote to the embedded store, then a second

@@ -23,7 +23,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "own-data.md"
-VENV_BIN = REPO / ".venv" / "bin" if (REPO / ".venv" / "bin").is_dir() else Path(sys.executable).parent
+VENV_BIN = (REPO / ".venv" / "bin" if (REPO / ".venv" / "bin").is_dir()
+            else Path(sys.executable).parent)
 HEADING = "## Walk-through"
 
 
@@ -71,7 +72,8 @@ def serve_briefly(argv: list[str], cwd: Path, env: dict) -> None:
     try:
         deadline = time.monotonic() + 90
         while True:
-            assert server.poll() is None, f"mlflow ui exited {server.returncode}:\n{log.read_text()}"
+            assert server.poll() is None, \
+                f"mlflow ui exited {server.returncode}:\n{log.read_text()}"
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as answer:
                     assert answer.status == 200
@@ -94,6 +96,7 @@ def serve_briefly(argv: list[str], cwd: Path, env: dict) -> None:
             server.wait()
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs_as_printed(tmp_path):
     commands = walkthrough_commands(PAGE.read_text())
     words = [" ".join(c.split()[:2]) for c in commands]
@@ -141,7 +144,8 @@ def test_the_walkthrough_runs_as_printed(tmp_path):
 @pytest.mark.parametrize("text, expected", [
     ("## Walk-through\n\n```bash\na  # x\n# c\n```\n```python\nb\n```\n## Next\n```bash\nc\n```\n",
      ["a  # x"]),
-    ("## Walk-through\n```bash\n# not a heading\na\n```\ntext\n```bash\nb\n```\n# Top\n", ["a", "b"]),
+    ("## Walk-through\n```bash\n# not a heading\na\n```\ntext\n```bash\nb\n```\n# Top\n",
+     ["a", "b"]),
 ])
 def test_the_section_is_parsed_between_its_heading_and_the_next(text, expected):
     assert walkthrough_commands(text) == expected

@@ -7,9 +7,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 
+@pytest.mark.slow
 def test_install_list_and_run_example_plugin(tmp_path):
     target = tmp_path / "site"
     pip = subprocess.run(

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import REPO
 from zoo.cli.main import main
 
 
+@pytest.mark.slow
 def test_quickstart_beats_chance(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["run", str(REPO / "specs" / "quickstart.yaml"), "--no-progress"]) == 0

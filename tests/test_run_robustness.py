@@ -81,6 +81,7 @@ def slow_spec(tiny_spec, epochs: int, length: int = 12):
     return tiny_spec
 
 
+@pytest.mark.slow
 def test_resume_of_a_finished_run_changes_nothing(write_spec, tiny_spec, tmp_path, tmp,
                                                   capsys):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
@@ -97,6 +98,7 @@ def test_resume_of_a_finished_run_changes_nothing(write_spec, tiny_spec, tmp_pat
     assert leftovers(tmp) == []
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_run_another_process_is_training(write_spec, tiny_spec, tmp_path, tmp,
                                                           capsys):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
@@ -122,6 +124,7 @@ def test_resume_refuses_a_run_another_process_is_training(write_spec, tiny_spec,
     assert done == sorted(set(done))  # every epoch logged once
 
 
+@pytest.mark.slow
 def test_resume_of_a_stale_run(write_spec, tiny_spec, tmp_path, tmp, capsys):
     """A run left RUNNING by a killed process: taken over when zoo can tell that the process is
     gone (this host), with --force when it cannot (another host)."""
@@ -160,6 +163,7 @@ def test_owner_liveness():
     assert owner.alive("elsewhere:1") is None and owner.alive(None) is None
 
 
+@pytest.mark.slow
 def test_sigterm_ends_a_run_like_ctrl_c(write_spec, tiny_spec, tmp_path, tmp):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     spec = write_spec(slow_spec(tiny_spec, epochs=40))
@@ -176,6 +180,7 @@ def test_sigterm_ends_a_run_like_ctrl_c(write_spec, tiny_spec, tmp_path, tmp):
     assert leftovers(tmp) == []
 
 
+@pytest.mark.slow
 def test_sigterm_before_the_first_checkpoint(write_spec, tiny_spec, tmp_path, tmp, capsys):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     tiny_spec["data"].update(n_train=128, length=100)  # a first epoch of seconds

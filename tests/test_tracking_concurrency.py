@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
 from mlflow import MlflowClient
 
 from zoo.tracking.mlflow_run import MlflowRun
@@ -25,6 +26,7 @@ def _start_run(uri: str, barrier, results) -> None:
         results.put(("failed", f"{type(exc).__name__}: {exc}"))
 
 
+@pytest.mark.slow
 def test_processes_create_one_new_store_at_once(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     ctx = multiprocessing.get_context("spawn")
@@ -47,6 +49,7 @@ def test_processes_create_one_new_store_at_once(tmp_path):
     assert logged == {run_id for _, run_id in outcomes} and len(logged) == PROCESSES
 
 
+@pytest.mark.slow
 def test_experiment_created_meanwhile_is_reused(tmp_path):
     """A create that loses the race to another process (any backend) re-reads the experiment."""
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"

@@ -220,6 +220,7 @@ def test_loop_stops_on_the_stale_monitor(monkeypatch):
             "train_eval/accuracy": {"best": 0.5, "epoch": 2, "stale": epochs // 2 - 1}}
 
 
+@pytest.mark.slow
 def test_resumed_loop_keeps_the_stop_and_schedule_state(monkeypatch):
     train = {"epochs": 40, "eval_every": 2, "evaluate_train": True,
              "schedule": {"kind": "plateau", "monitor": "train_eval/loss", "patience": 1},
@@ -241,6 +242,7 @@ def test_resumed_loop_keeps_the_stop_and_schedule_state(monkeypatch):
     assert [r["lr"] for r in second.state.history] == [r["lr"] for r in whole.state.history]
 
 
+@pytest.mark.slow
 def test_run_logs_train_eval_metrics_to_mlflow(write_spec, tiny_spec, tmp_path, monkeypatch):
     from mlflow import MlflowClient
 
@@ -477,6 +479,7 @@ def test_drop_last_needs_one_full_batch(write_spec, tiny_spec, tmp_path, monkeyp
     assert main(["run", str(write_spec(tiny_spec)), "--smoke", "--no-progress"]) == 0
 
 
+@pytest.mark.slow
 def test_resume_with_eval_first_and_drop_last_continues_the_same_history():
     train = {"epochs": 25, "eval_every": 10, "eval_first": 1, "batch_size": 20,
              "drop_last": True, "evaluate_train": True,

@@ -16,6 +16,7 @@ from ui_check import browser  # noqa: E402
 
 
 @pytest.mark.skipif(browser() is None, reason="needs chromium (Debian: apt install chromium)")
+@pytest.mark.slow
 def test_run_page_shows_the_run_its_selected_epoch_and_its_logged_model(tmp_path):
     done = subprocess.run([sys.executable, str(REPO / "docs" / "ui_check.py"), str(tmp_path)],
                           capture_output=True, text=True, timeout=900)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +11,9 @@ import pytest
 from zoo.data.idx_format import read_idx
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mnist"
+from conftest import DATA_MIRROR, without_mirror
+
+MIRROR = DATA_MIRROR / "mnist"
 
 
 def idx_bytes(array: np.ndarray, code: int = 0x08) -> bytes:
@@ -52,7 +53,7 @@ def test_errors_name_the_dataset_and_file(tmp_path):
         read_idx(tmp_path / "ok", "smnist", ndim=3)
 
 
-@pytest.mark.skipif(not MIRROR.is_dir(), reason="no local data mirror")
+@without_mirror("mnist")
 def test_real_mnist_test_split():
     images = read_idx(MIRROR / "t10k-images-idx3-ubyte.gz", "smnist", ndim=3)
     labels = read_idx(MIRROR / "t10k-labels-idx1-ubyte.gz", "smnist", ndim=1)

@@ -11,7 +11,9 @@ import pytest
 from zoo.data.uea_format import padded, read_arff, read_ts, read_uea
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "uea"
+from conftest import DATA_MIRROR, without_mirror
+
+MIRROR = DATA_MIRROR / "uea"
 
 TS = """# a comment
 @problemName Tiny
@@ -100,7 +102,7 @@ def test_wrong_format_files(tmp_path):
                       .replace(":a\n", "\n").replace(":b\n", "\n")), "tiny")
 
 
-@pytest.mark.skipif(not MIRROR.is_dir(), reason="no local data mirror")
+@without_mirror("uea")
 def test_real_basic_motions_and_japanese_vowels():
     for split, n in (("TRAIN", 40), ("TEST", 40)):
         got = read_uea(MIRROR / f"BasicMotions_{split}.ts", "uea")

@@ -26,9 +26,9 @@ from zoo.spec.validate import load_spec
 from zoo.training import loop
 from zoo.training.evaluate import evaluate
 
-from conftest import REPO, SHARED_DATA
+from conftest import DATA_MIRROR, REPO, in_mirror
 
-LTC = SHARED_DATA / "ltc"
+LTC = DATA_MIRROR / "ltc"
 GESTURE_ZIP = LTC / "gesture" / "gesture_phase_dataset.zip"
 OZONE_FILE = LTC / "ozone" / "eighthr.data"
 CHEETAH_DIR = LTC / "cheetah"
@@ -47,8 +47,7 @@ GESTURE_PHASES = {"D": 0, "P": 1, "S": 2, "H": 3, "R": 4}
 
 
 def needs(path):
-    if not path.exists():
-        pytest.skip(f"{path} is not in the local data mirror")
+    in_mirror(path.relative_to(DATA_MIRROR))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -58,7 +57,7 @@ def env(tmp_path_factory):
     torch.set_num_threads(1)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ZOO_DATA_HOME", str(tmp_path_factory.mktemp("home")))
-        mp.setenv("ZOO_DATA_MIRROR", str(SHARED_DATA))
+        mp.setenv("ZOO_DATA_MIRROR", str(DATA_MIRROR))
         yield
     torch.set_num_threads(threads)
 

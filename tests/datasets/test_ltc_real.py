@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -11,8 +9,9 @@ import torch
 from zoo import registry
 from zoo.datasets.ltc import occupancy, ozone
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-pytestmark = pytest.mark.skipif(not (MIRROR / "ltc").is_dir(), reason="no local data mirror")
+from conftest import DATA_MIRROR as MIRROR, without_mirror
+
+pytestmark = without_mirror("ltc")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -460,6 +460,7 @@ def test_readouts_ignore_missing_targets():
 # ----- end to end
 
 
+@pytest.mark.slow
 def test_zoo_run_on_an_irregular_csv(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "project"
     folder.mkdir()

@@ -14,7 +14,9 @@ from zoo.data.sepsis_psv import psv_members, read_stay, read_stays
 from zoo.datasets.physionet_sepsis import SET_A, SET_B, PhysioNetSepsisConfig
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "physionet2019"
+from conftest import DATA_MIRROR, without_mirror
+
+MIRROR = DATA_MIRROR / "physionet2019"
 HEADER = ("HR|O2Sat|Temp|SBP|MAP|DBP|Resp|EtCO2|BaseExcess|HCO3|FiO2|pH|PaCO2|SaO2|AST|BUN|"
           "Alkalinephos|Calcium|Chloride|Creatinine|Bilirubin_direct|Glucose|Lactate|Magnesium|"
           "Phosphate|Potassium|Bilirubin_total|TroponinI|Hct|Hgb|PTT|WBC|Fibrinogen|Platelets|"
@@ -104,7 +106,7 @@ def test_labels_and_order(small_sets):
     assert sum(s.label for _, s in stays) == 20
 
 
-@pytest.mark.skipif(not MIRROR.is_dir(), reason="no local data mirror")
+@without_mirror("physionet2019")
 def test_real_mirror_set_b():
     members = psv_members(MIRROR / SET_B, "physionet_sepsis")
     assert len(members) == 20000

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 
@@ -13,8 +11,9 @@ from zoo.series import PreparedSplit
 from zoo.spec.schema import spec_model
 from zoo.training.recipe import make_optimizer
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-pytestmark = pytest.mark.skipif(not (MIRROR / "ltc").is_dir(), reason="no local data mirror")
+from conftest import DATA_MIRROR as MIRROR, without_mirror
+
+pytestmark = without_mirror("ltc")
 
 
 @pytest.mark.parametrize("data, field, solver, readout", [
@@ -23,6 +22,7 @@ pytestmark = pytest.mark.skipif(not (MIRROR / "ltc").is_dir(), reason="no local 
     ({"kind": "gesture"}, {"kind": "ctrnn", "units": 8}, {"kind": "unfold"},
      {"kind": "classify"}),
 ])
+@pytest.mark.slow
 def test_loss_decreases_on_real_data(data, field, solver, readout, tmp_path, monkeypatch):
     monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("ZOO_DATA_MIRROR", str(MIRROR))

@@ -16,7 +16,7 @@ from zoo.data.splits import stratified_70_15_15
 from zoo.datasets.speech_commands import FULL, TEST_SET, WORDS, SpeechCommandsConfig
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from conftest import DATA_MIRROR as MIRROR, without_mirror
 
 
 def wav_bytes(samples: np.ndarray) -> bytes:
@@ -100,7 +100,7 @@ def test_archive_without_command_words(mirror):
         SpeechCommandsConfig().load()
 
 
-@pytest.mark.skipif(not (MIRROR / "speech_commands").is_dir(), reason="no local data mirror")
+@without_mirror("speech_commands")
 def test_real_mirror_subset(monkeypatch, tmp_path):
     monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("ZOO_DATA_MIRROR", str(MIRROR))

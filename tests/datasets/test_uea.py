@@ -16,15 +16,14 @@ from zoo.datasets.eigenworms import EigenWormsConfig, impute
 from zoo.datasets.uea import UEAConfig, drop_rows
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from conftest import in_mirror
 
 
 @pytest.fixture
-def real_mirror(monkeypatch, tmp_path):
-    if not (MIRROR / "uea").is_dir():
-        pytest.skip("no local data mirror")
+def real_mirror(monkeypatch, tmp_path, data_mirror):
+    in_mirror("uea")
     monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path))
-    monkeypatch.setenv("ZOO_DATA_MIRROR", str(MIRROR))
+    monkeypatch.setenv("ZOO_DATA_MIRROR", str(data_mirror))
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from zoo.data.uea_format import read_ts
 from zoo.datasets.uea import UEAConfig
 from zoo.errors import InputError
 
-MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from conftest import DATA_MIRROR as MIRROR, in_mirror
 NAME = "ToyMotion"  # not in the archive's list
 CLASSES = ["walk", "run"]
 
@@ -128,9 +128,9 @@ def test_ts_preferred_and_cache_counts(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda c, l: (c[:-1], l[:-1]), "19 cases, 20 in the first dimension"),
-    (lambda c, l: (c, ["run"] + l[1:]), "case 1 has label 'run', 'walk' in the first"),
-    (lambda c, l: ([c[0][:, :-1]] + c[1:], l), "case 1 has length 7, 8 in the first"),
+    (lambda c, y: (c[:-1], y[:-1]), "19 cases, 20 in the first dimension"),
+    (lambda c, y: (c, ["run"] + y[1:]), "case 1 has label 'run', 'walk' in the first"),
+    (lambda c, y: ([c[0][:, :-1]] + c[1:], y), "case 1 has length 7, 8 in the first"),
 ])
 def test_dimension_files_must_agree(tmp_path, monkeypatch, change, message):
     cases, labels = toy_cases()
@@ -157,9 +157,8 @@ def test_unknown_name_suggests_present_files(tmp_path, monkeypatch):
 
 
 def test_real_basic_motions_as_arff(tmp_path, monkeypatch):
+    in_mirror("uea", "BasicMotions_TRAIN.ts")
     source = MIRROR / "uea"
-    if not (source / "BasicMotions_TRAIN.ts").is_file():
-        pytest.skip("the local mirror lacks BasicMotions")
     monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ZOO_DATA_MIRROR", str(MIRROR))
     reference = UEAConfig(name="BasicMotions").load()

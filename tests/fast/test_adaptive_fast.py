@@ -90,6 +90,7 @@ def test_first_step_gradient(field):
 
 
 @pytest.mark.parametrize("field", [JACOBIAN, FIELDS[3]], ids=field_id)
+@pytest.mark.slow
 def test_per_step_and_tight_tolerances(field):
     assert_adaptive_equals_generic(field, per_step=True)
     counts = assert_adaptive_equals_generic(field, rtol=1e-6, atol=1e-7)

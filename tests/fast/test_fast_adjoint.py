@@ -48,6 +48,7 @@ def test_solved_body_adjoint_equals_torchdiffeq(name, method):
 
 
 @pytest.mark.parametrize("rule", FWP_RULES[::3], ids=lambda r: "-".join(r.values()))
+@pytest.mark.slow
 def test_per_step_grid_outputs_and_float32(rule):
     field = {**SMALL, **rule, "form": "cde"}
     assert_fast_equals_generic(field, "rk4", backprop="adjoint", per_step=True)
@@ -56,6 +57,7 @@ def test_per_step_grid_outputs_and_float32(rule):
     assert_fast_equals_generic(FIELDS["ncde"], "rk4", backprop="adjoint", dtype=torch.float32)
 
 
+@pytest.mark.slow
 def test_blocks_do_not_change_the_numbers(monkeypatch):
     """Stage inputs are evaluated a block of steps at a time (flat memory); block edges inside
     a segment give the same gradients."""

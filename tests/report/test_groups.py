@@ -8,6 +8,8 @@ import statistics
 import pytest
 
 from results.cli import zoo
+
+pytestmark = pytest.mark.slow  # real runs
 from zoo.tracking.mlflow_run import open_client
 
 

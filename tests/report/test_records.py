@@ -61,6 +61,7 @@ def export(uri, root, monkeypatch, capsys, table="irie2022/table1") -> str:
     return captured.out
 
 
+@pytest.mark.slow
 def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys):
     uri, _, _, one, two = store
     root = tmp_path / "results"
@@ -92,6 +93,7 @@ def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys)
     assert speech.read_text().splitlines() == lines
 
 
+@pytest.mark.slow
 def test_reexport_merges_by_start_time(store, tmp_path, monkeypatch, capsys):
     uri, _, log, one, two = store
     root = tmp_path / "results"
@@ -141,6 +143,7 @@ def test_merge_rule():
     assert merge(old[:1], [_record(1, "x", 2)], "r1")[0][0].run_id == "a"  # a tie keeps it
 
 
+@pytest.mark.slow
 def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
     uri = store[0]
     root = tmp_path / "results"
@@ -173,6 +176,7 @@ def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
     assert "results section unchanged" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkeypatch, capsys):
     """The seed-3 run of 3 epochs goes to the timings folder, not to the results; the cost table
     shows the epoch times of both, and the complete seeds' training time."""
@@ -228,6 +232,7 @@ def test_bad_record_names_its_line(tmp_path):
         records.load(tmp_path)
 
 
+@pytest.mark.slow
 def test_variants_of_the_protocol_get_rows_and_files_of_their_own(tmp_path, monkeypatch, capsys):
     """Table 2's N-ODE measured under the authors' code (the recipe) and the paper's text (the
     paper-text variant): both count, each in its own record file, both on the page, untrained."""

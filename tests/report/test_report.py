@@ -97,6 +97,7 @@ def lines(text: str, *parts: str) -> list[str]:
     return [x for x in text.splitlines() if all(p in x for p in parts)]
 
 
+@pytest.mark.slow
 def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     stdout = report(store, out, monkeypatch, capsys)
@@ -134,6 +135,7 @@ def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
         "irie2022_table1.csv", "irie2022_table1.md", "irie2022_table1.png"]
 
 
+@pytest.mark.slow
 def test_runs_of_other_specs_are_listed_apart(store, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     stdout = report(store, out, monkeypatch, capsys)
@@ -196,6 +198,7 @@ def test_one_run_has_no_spread():
     assert summarise([]) is None
 
 
+@pytest.mark.slow
 def test_unknown_table_suggests_and_writes_nothing(store, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     code = zoo(["report", "irie2022/tabel2", "--tracking-uri", store, "--output-dir", out],

@@ -34,6 +34,7 @@ def runs_of(uri: str):
     return client, client.search_runs([e.experiment_id for e in client.search_experiments()])
 
 
+@pytest.mark.slow
 def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spec, tmp_path,
                                                             monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -70,6 +71,7 @@ def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spe
     assert best_spec.train.optimizer.lr == pytest.approx(best.params["train.optimizer.lr"])
 
 
+@pytest.mark.slow
 def test_asking_for_more_trials_resumes_the_study(write_spec, tiny_spec, tmp_path, monkeypatch,
                                                   capsys):
     monkeypatch.chdir(tmp_path)
@@ -84,6 +86,7 @@ def test_asking_for_more_trials_resumes_the_study(write_spec, tiny_spec, tmp_pat
     assert len(parents) == 1 and len(runs) == 4  # the same parent run, one more trial
 
 
+@pytest.mark.slow
 def test_sigterm_fails_the_trial_and_the_search_resumes(write_spec, tiny_spec, tmp_path):
     spec = write_spec(searched(tiny_spec, trials=2, epochs=40), "tiny.yaml")
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
@@ -153,6 +156,7 @@ def test_grid_search_counts_its_grid(write_spec, tiny_spec):
     assert yaml.safe_load(yaml.safe_dump(spec.search.model_dump()))["sampler"] == "grid"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("executor", [
     "local", pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
                                                           reason="needs ray"))])
@@ -174,6 +178,7 @@ def test_two_workers_share_one_study(executor, write_spec, tiny_spec, tmp_path, 
     assert sorted(int(r.data.tags["zoo.trial"]) for r in trials) == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_loses_only_its_trial(write_spec, tiny_spec, tmp_path):
     """SIGKILL (no clean-up at all): the trial's heartbeat stops; the next search of the study
     fails it and tries its values again, and the study still gets its trials."""

@@ -1,7 +1,8 @@
 """Every shipped spec validates, and runs one short training epoch on a tiny version of its data
 (``zoo run --smoke`` semantics, in-process; the random trajectory-length networks at width 10).
 
-Datasets whose real files are in the local mirror (``../shared/data``) are smoke-loaded from
+Datasets whose real files are in the local mirror (``$ZOO_DATA_MIRROR``, else ``../shared/data``;
+``DATA_MIRROR`` in tests/conftest.py) are smoke-loaded from
 it; the others (HAR, power, person, the MNIST training images, and any dataset missing from the
 mirror) are written as small files in the official format by the writers of the dataset tests,
 into a temporary mirror. Shared base files (``_base/``) are not specs on their own.
@@ -19,9 +20,9 @@ import pytest
 from zoo import registry
 from zoo.spec.validate import load_spec
 
-REPO = Path(__file__).resolve().parents[2]
+from conftest import DATA_MIRROR, REPO, in_mirror
+
 SPECS = REPO / "specs"
-SHARED_DATA = REPO.parent / "shared" / "data"
 SLOW_LOAD_S = 60.0  # a smoke load slower than this is reported (printed), not hidden
 
 
@@ -89,7 +90,7 @@ def _write_uea(mirror: Path) -> None:
 WRITERS = {"har": _write_har, "power": _write_power, "person": _write_person,
            "smnist": _write_mnist, "eigenworms": _write_uea,
            "character_trajectories": _write_uea}
-# Mirror folders that are complete enough for a smoke load (see ../shared/data/README.md).
+# Mirror folders that are complete enough for a smoke load (see the mirror's README.md).
 REAL = {"cheetah": "ltc/cheetah", "gesture": "ltc/gesture", "occupancy": "ltc/occupancy",
         "ozone": "ltc/ozone", "traffic": "ltc/traffic", "speech_commands": "speech_commands",
         "physionet_sepsis": "physionet2019"}
@@ -111,9 +112,9 @@ def temp_mirror(tmp_path_factory):
     """The real mirror's complete folders linked in, plus small official-format files."""
     root = tmp_path_factory.mktemp("mirror")
     for folder in REAL.values():
-        if (SHARED_DATA / folder).is_dir():
+        if (DATA_MIRROR / folder).is_dir():
             (root / folder).parent.mkdir(parents=True, exist_ok=True)
-            (root / folder).symlink_to(SHARED_DATA / folder)
+            (root / folder).symlink_to(DATA_MIRROR / folder)
     for write in dict.fromkeys(WRITERS.values()):
         write(root)
     return root
@@ -126,6 +127,7 @@ def test_spec_validates(path):
         assert spec.reproduces, f"{path}: no 'reproduces:' entry"
 
 
+@pytest.mark.slow
 def test_every_spec_names_a_registry_entry():
     from zoo.results.registry import load_registry
 
@@ -135,6 +137,7 @@ def test_every_spec_names_a_registry_entry():
     assert not missing, f"specs reproducing unknown registry ids: {missing}"
 
 
+@pytest.mark.slow
 def test_spec_ids_are_unique():
     """One spec per registry entry, and at most one per variant of it."""
     seen: dict[tuple[str, str | None], str] = {}
@@ -148,6 +151,7 @@ def test_spec_ids_are_unique():
 
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=IDS)
+@pytest.mark.slow
 def test_spec_smoke_run(path, store, temp_mirror, data_home, monkeypatch, capsys):
     from zoo import runner
 
@@ -161,9 +165,9 @@ def test_spec_smoke_run(path, store, temp_mirror, data_home, monkeypatch, capsys
         pytest.skip(f"dataset kind '{kind}' is not installed")
     if kind not in NO_FILES | set(REAL) | set(WRITERS):
         pytest.fail(f"no data for dataset kind '{kind}': add its official-format writer to "
-                    f"WRITERS (the mirror {SHARED_DATA} does not hold it)")
-    if kind in REAL and not (SHARED_DATA / REAL[kind]).is_dir():
-        pytest.skip(f"{SHARED_DATA / REAL[kind]} is not available")
+                    f"WRITERS (the mirror {DATA_MIRROR} does not hold it)")
+    if kind in REAL:
+        in_mirror(REAL[kind])  # skips the spec when the mirror lacks its folder
     monkeypatch.setenv("ZOO_DATA_MIRROR", str(temp_mirror))
     monkeypatch.setenv("ZOO_DATA_HOME", str(data_home))
     monkeypatch.setattr("zoo.data.fetch.TIMEOUT_S", 2, raising=False)

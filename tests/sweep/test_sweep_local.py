@@ -60,6 +60,7 @@ def fake_run(client, spec_hash, seed, status, smoke=False):
     return run.info.run_id
 
 
+@pytest.mark.slow
 def test_sweep_skips_finished_and_reruns_failed(write_spec, tiny_spec, tmp_path, monkeypatch,
                                                 capsys):
     monkeypatch.chdir(tmp_path)

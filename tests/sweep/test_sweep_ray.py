@@ -12,6 +12,7 @@ from results.cli import zoo
 ray = pytest.importorskip("ray")
 
 
+@pytest.mark.slow
 def test_ray_sweep_on_local_instance(write_spec, tiny_spec, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     spec = write_spec(tiny_spec, "tiny.yaml")

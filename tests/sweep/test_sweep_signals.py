@@ -45,11 +45,13 @@ def wait_for_first_epoch(uri, proc) -> str:
 @pytest.mark.parametrize("executor", [
     "local", pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
                                                           reason="needs ray"))])
+@pytest.mark.slow
 def test_sigterm_ends_every_run_of_a_sweep(executor, write_spec, tiny_spec, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
-    tiny_spec["train"]["epochs"] = 40 if executor == "local" else 400  # Ray: a missed stop is re-sent
+    # Ray: a missed stop is re-sent
+    tiny_spec["train"]["epochs"] = 40 if executor == "local" else 400
     tiny_spec["data"].update(n_train=64, length=12)
     spec = write_spec(tiny_spec, "tiny.yaml")
     # Ray keeps its sockets under RAY_TMPDIR: a Unix socket path is at most 107 bytes
