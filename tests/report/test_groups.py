@@ -8,9 +8,9 @@ import statistics
 import pytest
 
 from results.cli import zoo
+from zoo.tracking.mlflow_run import open_client
 
 pytestmark = pytest.mark.slow  # real runs
-from zoo.tracking.mlflow_run import open_client
 
 
 def test_an_experiment_per_configuration(write_spec, tiny_spec, tmp_path, monkeypatch, capsys):

@@ -34,6 +34,21 @@ def runs_of(uri: str):
     return client, client.search_runs([e.experiment_id for e in client.search_experiments()])
 
 
+def first_epoch_stored(uri: str, proc: subprocess.Popen) -> None:
+    """Wait until a run of the search in ``proc`` has stored an epoch."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            client, runs = runs_of(uri)
+            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
+                return
+        except Exception:  # the store does not exist yet
+            pass
+        assert proc.poll() is None, "the search ended before its first epoch"
+        time.sleep(0.2)
+    raise AssertionError("no epoch stored in time")
+
+
 @pytest.mark.slow
 def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spec, tmp_path,
                                                             monkeypatch, capsys):
@@ -94,16 +109,7 @@ def test_sigterm_fails_the_trial_and_the_search_resumes(write_spec, tiny_spec, t
     command = [sys.executable, "-m", "zoo", "search", str(spec), "--tracking-uri", uri]
     proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:  # until the first trial has stored an epoch
-        try:
-            client, runs = runs_of(uri)
-            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
-                break
-        except Exception:  # the store does not exist yet
-            pass
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.2)
+    first_epoch_stored(uri, proc)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
@@ -190,15 +196,7 @@ def test_a_killed_worker_loses_only_its_trial(write_spec, tiny_spec, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            client, runs = runs_of(uri)
-            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
-                break
-        except Exception:  # the store does not exist yet
-            pass
-        time.sleep(0.2)
+    first_epoch_stored(uri, proc)
     proc.kill()
     proc.wait(timeout=30)
     time.sleep(4)  # silent for more than 3 heartbeats

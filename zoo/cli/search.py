@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import InputError
+from .sweep import add_executor_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,12 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a value of the spec (repeatable)")
     p.add_argument("--workers", type=int, default=1,
                    help="trials at once: processes on this machine, or Ray tasks (default 1)")
-    p.add_argument("--executor", choices=["local", "ray"], default="local")
-    p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
-                   "default: start a local Ray instance")
-    p.add_argument("--cpus-per-trial", type=float, default=1.0, help="Ray CPUs per trial")
-    p.add_argument("--gpus-per-trial", type=float, default=0.0,
-                   help="Ray GPUs per trial (a fraction shares a GPU)")
+    add_executor_options(p, "trial")
     p.add_argument("--storage", help="SQLAlchemy URL of the study's database (default: "
                                      "search.storage, else optuna.db beside the run store)")
     p.add_argument("--best", metavar="FILE", help="where to write the best spec (default: "

@@ -16,19 +16,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", help="e.g. 1-5 or 1,3,5 (default: each spec's train.seeds)")
     p.add_argument("-o", "--override", action="append", default=[], metavar="KEY=VALUE",
                    help="override a value in every spec (repeatable)")
-    p.add_argument("--executor", choices=["local", "ray"], default="local")
     p.add_argument("--workers", type=int, help="parallel runs on this machine (default: one "
                    "per CPU core, at most one per run); with --address the cluster decides")
-    p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
-                   "default: start a local Ray instance")
-    p.add_argument("--cpus-per-run", type=float, default=1.0, help="Ray CPUs per run")
-    p.add_argument("--gpus-per-run", type=float, default=0.0,
-                   help="Ray GPUs per run (a fraction shares a GPU)")
+    add_executor_options(p, "run")
     p.add_argument("--tracking-uri", help="MLflow store of every run (default: the specs', "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
     p.add_argument("--smoke", action="store_true",
                    help="one epoch on tiny data per run (never skipped, not a result)")
     p.set_defaults(func=cmd_sweep)
+
+
+def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
+    """``--executor``, ``--address`` and Ray's resources per ``unit`` (a run, a trial)."""
+    p.add_argument("--executor", choices=["local", "ray"], default="local")
+    p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
+                   "default: start a local Ray instance")
+    p.add_argument(f"--cpus-per-{unit}", type=float, default=1.0, help=f"Ray CPUs per {unit}")
+    p.add_argument(f"--gpus-per-{unit}", type=float, default=0.0,
+                   help=f"Ray GPUs per {unit} (a fraction shares a GPU)")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
