@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 import yaml
+
+
+# A shell that starts the suite in the background (`cmd &` without job control) leaves SIGINT
+# ignored, and so would every process a test starts: the tests of Ctrl-C need Python's default.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 REPO = Path(__file__).resolve().parents[1]
 
