@@ -240,6 +240,12 @@ class MisplacedConfig(DatasetConfig):
     kind: Literal["misplaced"] = "misplaced"
 
 
+class NoBuildConfig(FieldConfig):
+    """A field that does not say how to build itself."""
+
+    kind: Literal["no_build"] = "no_build"
+
+
 class RivalNCDEConfig(NCDEConfig):
     """A plugin's own 'ncde'."""
 '''
@@ -253,6 +259,7 @@ def plugin_site(tmp_path):
     fake_distribution(site, "fail-plugin", "zoo.fields",
                       {"boom": "failplug:BoomConfig", "no_width": "failplug:NoWidthConfig",
                        "misplaced": "failplug:MisplacedConfig",
+                       "no_build": "failplug:NoBuildConfig",
                        "ncde": "failplug:RivalNCDEConfig"})
     return site
 
@@ -290,6 +297,15 @@ def test_misregistered_plugin_is_reported_and_the_rest_works(plugin_site, tmp_pa
     assert ("plugin 'misplaced' from distribution 'fail-plugin' failed to load: TypeError: "
             "misregistered: failplug:MisplacedConfig is a DatasetConfig (group zoo.datasets), "
             "but group zoo.fields needs a FieldConfig") in out.stderr
+
+
+def test_a_plugin_missing_a_contract_method_is_reported(installed):
+    from zoo import registry
+
+    entry = registry.entries("fields")["no_build"]
+    assert entry.description == ("BROKEN: TypeError: failplug:NoBuildConfig does not implement "
+                                 "build of zoo.components.FieldConfig")
+    assert "ncde" in registry.loadable("fields")  # the others still load
 
 
 @pytest.mark.parametrize("kind, problem", [

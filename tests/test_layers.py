@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("training",),  # the training loop, optimiser recipe, checkpoints
     ("spec",),  # the spec model and its validation (which builds a model to count parameters)
     ("model", "datasets"),  # ZooModel = control + field body + readout; the built-in datasets
+    ("plugin",),  # the plugin API: base configs, protocols, helpers (some loaded on first use)
     ("fields",),  # the built-in fields and their bodies
     ("fast",),  # fast paths and their kernels
     ("controls", "solvers", "backprop", "readouts", "data"),  # built-in components; data files

@@ -1,12 +1,14 @@
 """Extension contracts: the base config class of every kind of component.
 
 A plugin is a Pydantic config class with a literal ``kind`` (its entry-point name) whose methods
-build the component. Options are validated by Pydantic before anything is built; :meth:`check`
+build the component; the methods each kind must implement are abstract, so a class that lacks one
+cannot be instantiated. Options are validated by Pydantic before anything is built; :meth:`check`
 adds constraints that span several sections of the spec (it returns located messages).
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -52,19 +54,19 @@ def stored_task(task: TaskInfo) -> Iterator[None]:
 class DatasetConfig(ComponentConfig):
     """A dataset: how to obtain, verify, preprocess and split it."""
 
+    @abstractmethod
     def task(self) -> TaskInfo:
         """What is predicted (known without loading the data, for validation; a dataset that
         reads its files for it answers :func:`stored_task`'s task when one is set)."""
-        raise NotImplementedError
 
     @staticmethod
     def known_task() -> TaskInfo | None:
         """The task set by :func:`stored_task`, else ``None``."""
         return _STORED_TASK.get()
 
+    @abstractmethod
     def load(self, smoke: bool = False) -> DataBundle:
         """Train/val/test splits as tensors on a common time grid (NaN = not observed)."""
-        raise NotImplementedError
 
 
 class ControlConfig(ComponentConfig):
@@ -76,13 +78,13 @@ class ControlConfig(ComponentConfig):
 
     provides: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def prepare(self, times: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         """Precompute per-series coefficients once per split: ``values`` is (N, T, C)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def path(self, times: torch.Tensor, coeffs: torch.Tensor) -> Any:
         """The path object for one batch of coefficients."""
-        raise NotImplementedError
 
     def channels(self, input_channels: int) -> int:
         """Number of channels of the path built from ``input_channels`` observed channels."""
@@ -109,9 +111,9 @@ class FieldConfig(ComponentConfig):
     #: the generic path does; ``tests/test_every_fast_path.py`` holds both to it
     fast_path: ClassVar[bool] = False
 
+    @abstractmethod
     def build(self, ctx: BuildContext) -> nn.Module:
         """The model body: ``forward(path, batch) -> features`` with attribute ``features``."""
-        raise NotImplementedError
 
 
 class SolverConfig(ComponentConfig):
@@ -124,8 +126,9 @@ class SolverConfig(ComponentConfig):
 class BackpropConfig(ComponentConfig):
     """How gradients flow through the solve (through the solver steps, or a continuous adjoint)."""
 
+    @abstractmethod
     def odeint(self, func: nn.Module, y0: torch.Tensor, t: torch.Tensor, **solver_kwargs: Any):
-        raise NotImplementedError
+        """y(t) of dy/dt = func(t, y), y(t[0]) = y0, with gradients as this mode computes them."""
 
 
 class ReadoutConfig(ComponentConfig):
@@ -149,15 +152,17 @@ class ReadoutConfig(ComponentConfig):
                 "truncated_normal": truncated_normal_linear}[self.init]
         return make(features, outputs)
 
+    @abstractmethod
     def build(self, features: int, task: TaskInfo) -> nn.Module:
-        raise NotImplementedError
+        """The head from the body's ``features`` to the task's outputs."""
 
+    @abstractmethod
     def loss(self, outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        """The training loss of a batch's outputs against its targets."""
 
+    @abstractmethod
     def metrics(self, outputs: torch.Tensor, target: torch.Tensor) -> dict[str, float]:
         """Metrics on a whole split (outputs concatenated over batches)."""
-        raise NotImplementedError
 
     #: the names of the metrics :meth:`metrics` reports (``None``: not declared, and then the
     #: metrics that ``train.select``, the stopping monitors and the schedule watch are checked

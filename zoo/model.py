@@ -10,6 +10,7 @@ from torch import nn
 
 from .build_context import BuildContext, DataShape, Integrator
 from .errors import PluginError, ZooError
+from .plugin import FieldBody
 from .series import Batch
 
 
@@ -23,7 +24,7 @@ class ZooModel(nn.Module):
         self.control = spec.model.control
         self.integrator = Integrator(spec.model.solver, spec.model.backprop)
         field = spec.model.field
-        self.body = _built(field, "fields", lambda: field.build(
+        self.body: FieldBody = _built(field, "fields", lambda: field.build(
             BuildContext(spec, shape, self.integrator)))
         features = getattr(self.body, "features", None)
         if isinstance(features, bool) or not isinstance(features, int) or features < 1:

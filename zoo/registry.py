@@ -83,6 +83,9 @@ class Entry:
                     raise TypeError(
                         f"misregistered: {self.value} is {what}, but group {GROUPS[self.group]} "
                         f"needs a {base.__name__}; register it in the right group")
+                if missing := sorted(getattr(obj, "__abstractmethods__", ())):
+                    raise TypeError(f"{self.value} does not implement {', '.join(missing)} of "
+                                    f"zoo.components.{base.__name__}")
                 kind = getattr(obj, "model_fields", {}).get("kind")
                 declared = getattr(kind, "default", None) if kind is not None else None
                 if declared != self.name:

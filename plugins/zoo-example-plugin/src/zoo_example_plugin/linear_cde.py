@@ -8,8 +8,7 @@ import torch
 from pydantic import Field, PositiveInt
 from torch import nn
 
-from zoo.components import FieldConfig
-from zoo.fields.initial import final_states, first_observation
+from zoo.plugin import FieldConfig, final_states, first_observation
 
 
 class LinearVectorField(nn.Module):

@@ -7,8 +7,7 @@ from typing import Literal
 import torch
 from pydantic import PositiveInt
 
-from zoo.components import DatasetConfig
-from zoo.series import DataBundle, SeriesSplit, TaskInfo
+from zoo.plugin import DataBundle, DatasetConfig, SeriesSplit, TaskInfo
 
 
 class RampsConfig(DatasetConfig):
