@@ -91,6 +91,10 @@ class ControlConfig(ComponentConfig):
         return input_channels
 
 
+#: a body's ``implementation_used`` when its field has no fast path
+NO_FAST_PATH = "generic (no fast path)"
+
+
 class FieldConfig(ComponentConfig):
     """A vector-field family together with its initial state and feature map.
 

@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
+from ..components import NO_FAST_PATH
 from .initial import final_states, step_states
 from .initial_state import InitialState
 
@@ -44,6 +45,8 @@ class ODERNNFunc(nn.Module):
 
 
 class ODERNN(nn.Module):
+    implementation_used = NO_FAST_PATH
+
     def __init__(self, cfg: ODERNNConfig, ctx: BuildContext):
         super().__init__()
         self.integrate = ctx.integrate

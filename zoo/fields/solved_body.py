@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
+from ..components import NO_FAST_PATH
 from ..fast.adaptive import ADAPTIVE, AdaptiveSolve
 from ..fast.adjoint import AdjointSteps, FastAdjoint, FieldSteps
 from ..fast.choice import implementation
@@ -40,7 +41,7 @@ class SolvedBody(nn.Module):
         self.features = features
         self.implementation_used = (
             implementation(ctx, fast_adjoint=True, adaptive=self.has_adaptive_fast_path)
-            if self.has_fast_path else "generic (no fast path)")
+            if self.has_fast_path else NO_FAST_PATH)
         method = getattr(getattr(ctx.spec.model.solver, "method", None), "value", None)
         self.adaptive = ctx.spec.model.solver.kind == "torchdiffeq" and method in ADAPTIVE
 

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from ...build_context import BuildContext
+from ...components import NO_FAST_PATH
 from ..initial import final_states
 from .query_readout import QueryReadout
 from .rules import Rule, make_rule
@@ -63,6 +64,8 @@ class RFWPCell(nn.Module):
 
 
 class ODERFWP(nn.Module):
+    implementation_used = NO_FAST_PATH
+
     def __init__(self, cfg: ODERFWPConfig, ctx: BuildContext):
         super().__init__()
         d, heads = cfg.d_model, cfg.heads

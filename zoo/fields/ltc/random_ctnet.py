@@ -32,6 +32,7 @@ from torch import nn
 from torchdiffeq._impl.odeint import SOLVERS
 
 from ...build_context import BuildContext
+from ...components import NO_FAST_PATH
 from ..initial import final_states
 from .activations import activation
 
@@ -112,6 +113,8 @@ def attempted_steps(method: str, nfe: int) -> int | None:
 
 
 class RandomCTNet(nn.Module):
+    implementation_used = NO_FAST_PATH
+
     def __init__(self, cfg: RandomCTNetConfig, ctx: BuildContext):
         super().__init__()
         gen = torch.Generator().manual_seed(ctx.spec.seed if cfg.seed is None else cfg.seed)
