@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,29 @@ def torch_threads():
     before = torch.get_num_threads()
     yield torch.set_num_threads
     torch.set_num_threads(before)
+
+
+def store_runs(uri: str):
+    """The client of ``uri`` and every run in it (opened under the store's lock: a process
+    under test may be creating the store)."""
+    from zoo.tracking.mlflow_run import open_client
+
+    client = open_client(uri)
+    return client, client.search_runs([e.experiment_id for e in client.search_experiments()])
+
+
+def wait_for_first_epoch(uri: str, proc) -> str:
+    """The id of the first run in ``uri`` to store an epoch, while ``proc`` (the zoo process
+    writing it) is alive; Ray's local instance can take a while to start."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            client, runs = store_runs(uri)
+            for run in runs:
+                if client.get_metric_history(run.info.run_id, "train/loss"):
+                    return run.info.run_id
+        except Exception:  # the store or the runs do not exist yet
+            pass
+        time.sleep(0.1)
+    raise AssertionError("no epoch stored in time")

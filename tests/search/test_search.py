@@ -15,10 +15,10 @@ import optuna
 import pytest
 import yaml
 
+from conftest import store_runs, wait_for_first_epoch
 from results.cli import zoo
 from zoo.runner import RunOptions, Stopped, run
 from zoo.spec.validate import load_spec
-from zoo.tracking.mlflow_run import open_client
 
 SPACE = {"train.optimizer.lr": {"low": 1e-3, "high": 1e-1, "log": True},
          "model.field.hidden": {"choices": [4, 8]}}
@@ -27,26 +27,6 @@ SPACE = {"train.optimizer.lr": {"low": 1e-3, "high": 1e-1, "log": True},
 def searched(tiny_spec, trials: int, epochs: int = 3) -> dict:
     return {**tiny_spec, "train": {**tiny_spec["train"], "epochs": epochs},
             "search": {"trials": trials, "sampler": "random", "pruner": "none", "space": SPACE}}
-
-
-def runs_of(uri: str):
-    client = open_client(uri)
-    return client, client.search_runs([e.experiment_id for e in client.search_experiments()])
-
-
-def first_epoch_stored(uri: str, proc: subprocess.Popen) -> None:
-    """Wait until a run of the search in ``proc`` has stored an epoch."""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            client, runs = runs_of(uri)
-            if any(client.get_metric_history(r.info.run_id, "train/loss") for r in runs):
-                return
-        except Exception:  # the store does not exist yet
-            pass
-        assert proc.poll() is None, "the search ended before its first epoch"
-        time.sleep(0.2)
-    raise AssertionError("no epoch stored in time")
 
 
 @pytest.mark.slow
@@ -58,7 +38,7 @@ def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spe
     assert zoo(["search", spec, "--tracking-uri", uri], monkeypatch) == 0
     out = capsys.readouterr().out
     assert "3 complete" in out and "best spec: tiny.best.yaml" in out
-    client, runs = runs_of(uri)
+    client, runs = store_runs(uri)
     [parent] = [r for r in runs if "zoo.search" in r.data.tags]
     trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert len(runs) == 4 and len(trials) == 3
@@ -96,7 +76,7 @@ def test_asking_for_more_trials_resumes_the_study(write_spec, tiny_spec, tmp_pat
     assert zoo(["search", spec, "--tracking-uri", uri, "-o", "search.trials=3"],
                monkeypatch) == 0
     assert "3 complete" in capsys.readouterr().out
-    _, runs = runs_of(uri)
+    _, runs = store_runs(uri)
     parents = [r for r in runs if "zoo.search" in r.data.tags]
     assert len(parents) == 1 and len(runs) == 4  # the same parent run, one more trial
 
@@ -109,13 +89,13 @@ def test_sigterm_fails_the_trial_and_the_search_resumes(write_spec, tiny_spec, t
     command = [sys.executable, "-m", "zoo", "search", str(spec), "--tracking-uri", uri]
     proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    first_epoch_stored(uri, proc)
+    wait_for_first_epoch(uri, proc)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     assert "running the same zoo search again resumes the study" in err
     assert "Traceback" not in err
-    _, runs = runs_of(uri)
+    _, runs = store_runs(uri)
     assert {r.info.status for r in runs} == {"KILLED"}  # the parent and the trial's run
     study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
     assert [t.state.name for t in study.trials] == ["FAIL"]
@@ -137,7 +117,7 @@ def test_a_watch_stops_the_run_killed_with_its_reason(write_spec, tiny_spec, tmp
     with pytest.raises(Stopped):
         run(spec, RunOptions(tracking_uri=uri, progress=False, watch=watch,
                              tags={"zoo.trial": "7"}))
-    client, [r] = runs_of(uri)
+    client, [r] = store_runs(uri)
     assert r.info.status == "KILLED" and r.data.tags["zoo.stopped"] == "pruned at epoch 2"
     assert r.data.tags["zoo.trial"] == "7"
     assert [m.step for m in client.get_metric_history(r.info.run_id, "train/loss")] == [1, 2]
@@ -178,7 +158,7 @@ def test_two_workers_share_one_study(executor, write_spec, tiny_spec, tmp_path, 
                 "--executor", executor], monkeypatch)
     assert code == 0, capsys.readouterr().err
     assert "4 complete" in capsys.readouterr().out
-    _, runs = runs_of(uri)
+    _, runs = store_runs(uri)
     [parent] = [r for r in runs if "zoo.search" in r.data.tags]
     trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert sorted(int(r.data.tags["zoo.trial"]) for r in trials) == [0, 1, 2, 3]
@@ -196,7 +176,7 @@ def test_a_killed_worker_loses_only_its_trial(write_spec, tiny_spec, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    first_epoch_stored(uri, proc)
+    wait_for_first_epoch(uri, proc)
     proc.kill()
     proc.wait(timeout=30)
     time.sleep(4)  # silent for more than 3 heartbeats

@@ -11,35 +11,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from importlib.util import find_spec
 
 import pytest
 from mlflow import MlflowClient
 
-from zoo.tracking.mlflow_run import open_client
-
-
-def store_runs(uri):
-    client = open_client(uri)  # under the store's lock: the workers may be creating the store
-    exps = [e.experiment_id for e in client.search_experiments()]
-    return client, client.search_runs(exps)
-
-
-def wait_for_first_epoch(uri, proc) -> str:
-    """The id of the first run of the sweep to log an epoch."""
-    deadline = time.time() + 120  # Ray's local instance takes a while to start
-    while time.time() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        try:
-            client, runs = store_runs(uri)
-            for run in runs:
-                if client.get_metric_history(run.info.run_id, "train/loss"):
-                    return run.info.run_id
-        except Exception:  # the store or the runs do not exist yet
-            pass
-        time.sleep(0.1)
-    raise AssertionError("no epoch logged in time")
+from conftest import store_runs, wait_for_first_epoch
 
 
 @pytest.mark.parametrize("executor", [
