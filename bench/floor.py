@@ -6,7 +6,7 @@
   weights, so no reformulation of the learning rule removes it; the fast paths compute exactly
   this once. Raw values that a read takes through their layer (Hebb-CDE,
   ``zoo/fields/fwp/stage_linear.py``) are not formed, so the floor leaves them out; where the
-  keys and learning rates are read through their layer too (``zoo/fast/layer_read.py``), the
+  keys and learning rates are read through their layer too (``zoo/fast/fwp/layer_read.py``), the
   floor is that read with unit stage weights and query (every stage's keys, softmax, rate and
   value in cache, forward and backward).
 * Fields solved step by step (NCDE, matrix NCDE, Jacobian NCDE, GRU-ODE): as many evaluations
@@ -15,14 +15,14 @@
   (``SolvedBody.stepper``: autograd's, or the NCDE's hand-written reverse pass), forward and
   backward: the solve's evaluations with the least solver arithmetic around them. With an
   adaptive solver the count is the NFE of one solve of the batch and the loop autograd's, as
-  in ``zoo/fast/adaptive.py``.
+  in ``zoo/fast/solve/adaptive.py``.
 
 The cases that backpropagate by the continuous adjoint take the same floor: the adjoint does
 this work and more (its backward pass evaluates the field again), so the bound is looser there.
 
 generic s/step ÷ this time bounds fast/generic for any implementation of the same numbers
 (same solver, same grid) with these kernels (PyTorch's and the compiled ones of
-``zoo/fast/kernels``). Other cases have no bound here.
+``zoo/kernels/src``). Other cases have no bound here.
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ from collections.abc import Callable
 
 import torch
 
-from zoo.fast.fwp_hebb import key_layer_read
-from zoo.fast.fwp_stages import distinct_writes
-from zoo.fast.grid import FixedGrid
-from zoo.fast.lean import field_stepper
-from zoo.fast.tableau import TABLEAUX
+from zoo.fast.fwp.hebb import key_layer_read
+from zoo.fast.fwp.stages import distinct_writes
+from zoo.fast.solve.grid import FixedGrid
+from zoo.fast.solve.lean import field_stepper
+from zoo.fast.solve.tableau import TABLEAUX
+from zoo.fast.solved import stepper as solved_stepper
 from zoo.fields.fwp.body import FWPBody
 from zoo.fields.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
@@ -70,7 +71,7 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     times, _ = grid.distinct_stages(dtype)
     z0 = body.z0(path, batch).detach()
     count = grid.steps * grid.tableau.stages
-    stepper, steps = body.stepper(), z0.new_full((count,), 0.1)
+    stepper, steps = solved_stepper(body), z0.new_full((count,), 0.1)
     first_input = torch.zeros(count, 1, dtype=torch.long)  # every evaluation reads stage 0
 
     def evaluations() -> None:

@@ -30,7 +30,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from zoo.fast.adaptive import ADAPTIVE  # noqa: E402
+from zoo.fast.solve.adaptive import ADAPTIVE  # noqa: E402
 from zoo.training.allocator import keep_freed_blocks  # noqa: E402
 
 SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"}}

@@ -185,7 +185,7 @@ def test_tensor_cache_and_kernels_get_normal_modes(tmp_path, monkeypatch):
     import torch
 
     from zoo.data.cache import cache_path, cached
-    from zoo.fast import compiled
+    from zoo.kernels import compiled
 
     old = os.umask(0o022)
     try:

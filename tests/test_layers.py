@@ -30,8 +30,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("spec",),  # the spec model and its validation (which builds a model to count parameters)
     ("model", "datasets"),  # ZooModel = control + field body + readout; the built-in datasets
     ("plugin",),  # the plugin API: base configs, protocols, helpers (some loaded on first use)
+    ("fast",),  # fast paths, by model family; attached to the bodies they serve
     ("fields",),  # the built-in fields and their bodies
-    ("fast",),  # fast paths and their kernels
+    ("kernels",),  # compiled C++ kernels and the elementary operations on them
     ("controls", "solvers", "backprop", "readouts", "data"),  # built-in components; data files
     ("registry",),  # components discovered from entry points
     ("components",),  # the extension contracts
@@ -42,8 +43,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 #: (importer, imported): reason. The only imports allowed against the layers.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("fast", "fields"): "a fast path runs a field body's own code (LTC cells, FWP rules, "
-                        "initial states) in fewer kernels; the bodies pick it",
     ("spec", "results"): "a spec's `reproduces:` must name an entry of the published-results "
                          "registry, whose YAML is read with spec.source",
 }

@@ -10,6 +10,7 @@ from torch import nn
 
 from .build_context import BuildContext, DataShape, Integrator
 from .errors import PluginError, ZooError
+from .fast import attach as attach_fast_path
 from .plugin import FieldBody
 from .series import Batch
 
@@ -24,8 +25,9 @@ class ZooModel(nn.Module):
         self.control = spec.model.control
         self.integrator = Integrator(spec.model.solver, spec.model.backprop)
         field = spec.model.field
-        self.body: FieldBody = _built(field, "fields", lambda: field.build(
-            BuildContext(spec, shape, self.integrator)))
+        ctx = BuildContext(spec, shape, self.integrator)
+        self.body: FieldBody = _built(field, "fields", lambda: field.build(ctx))
+        attach_fast_path(self.body, ctx)
         features = getattr(self.body, "features", None)
         if isinstance(features, bool) or not isinstance(features, int) or features < 1:
             raise _plugin_error(field, "fields", f"its build() returned a "

@@ -22,7 +22,7 @@ import yaml
 
 from .build_context import DataShape
 from .errors import ZooError
-from .fast import compiled
+from .kernels import compiled
 from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .predict import OWN_KINDS

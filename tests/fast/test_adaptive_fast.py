@@ -1,4 +1,4 @@
-"""dopri5 on the lean path (zoo/fast/adaptive.py) = torchdiffeq's dopri5 on the generic path:
+"""dopri5 on the lean path (zoo/fast/solve/adaptive.py) = torchdiffeq's dopri5 on the generic path:
 the same accepted and rejected steps (NFE), outputs and parameter gradients."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import torch
 from fast_harness import RTOL32, RTOL64, assert_close, gradients, make_model, tiny_batch
 from torchdiffeq._impl.misc import _rms_norm, _select_initial_step
 
-from zoo.fast.adaptive import _weighted_sum, first_step, sum_order
+from zoo.fast.solve.adaptive import _weighted_sum, first_step, sum_order
 
 JACOBIAN = {"kind": "jacobian", "hidden": 8}
 FIELDS = [JACOBIAN, {**JACOBIAN, "taylor_terms": 2, "relu_derivative": "exact"},
@@ -30,7 +30,7 @@ def models(field: dict, dtype: torch.dtype, *, initial: str = "auto", per_step: 
     options = dict(channels=3, method="dopri5", initial=initial, per_step=per_step)
     fast = make_model(field, **options).to(dtype)
     generic = make_model(field, **options).to(dtype)
-    generic.body.implementation_used = "generic (requested)"
+    generic.body.implementation_used, generic.body.fast_path = "generic (requested)", None
     generic.load_state_dict(fast.state_dict())
     assert fast.body.implementation_used == "fast"
     for model in (fast, generic):

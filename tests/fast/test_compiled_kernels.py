@@ -1,4 +1,4 @@
-"""Building, caching and falling back from the compiled kernels (zoo/fast/compiled.py)."""
+"""Building, caching and falling back from the compiled kernels (zoo/kernels/compiled.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 import torch
 
 import zoo
-from zoo.fast import compiled
-from zoo.fast.ltc_fused import fused_unfolds
+from zoo.kernels import compiled
+from zoo.fast.ltc.fused import fused_unfolds
 from zoo.tracking.mlflow_run import open_client
 
 REPO = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_concurrent_builds_build_a_kernel_once(fake, monkeypatch, tmp_path):
     monkeypatch.setenv("FAKE_CXX_LOG", str(log))
     monkeypatch.setenv("CXX", fake_compiler(tmp_path, f"until [ -e {go} ]; do sleep 0.01; done\n"
                                                       "echo library > \"$out\""))
-    code = "from zoo.fast import compiled; print(compiled.build('tanh'))"
+    code = "from zoo.kernels import compiled; print(compiled.build('tanh'))"
     builders = [subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE,
                                  text=True) for _ in range(2)]
     try:

@@ -1,4 +1,4 @@
-"""(X(t), X′(t)) in one pass (zoo/fast/control_stages.py), compiled or gathered once: bit for bit
+"""(X(t), X′(t)) in one pass (zoo/kernels/spline_stages.py), compiled or gathered once: bit for bit
 torchcde's calls."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import torch
 import torchcde
 
-from zoo.fast.compiled import kernel
-from zoo.fast.control_stages import value_and_derivative
+from zoo.kernels.compiled import kernel
+from zoo.kernels.spline_stages import value_and_derivative
 
 
 HERMITE = torchcde.hermite_cubic_coefficients_with_backward_differences

@@ -1,4 +1,4 @@
-"""Every fast path = its generic path on a CUDA device (the kernels of ``zoo/fast/kernels`` are
+"""Every fast path = its generic path on a CUDA device (the kernels of ``zoo/kernels/src`` are
 CPU-only, so CUDA runs the torch-operation forms); skipped where there is none."""
 
 from __future__ import annotations

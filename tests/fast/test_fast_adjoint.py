@@ -1,4 +1,4 @@
-"""The fast continuous adjoint (zoo/fast/adjoint.py) gives torchdiffeq's ``odeint_adjoint``
+"""The fast continuous adjoint (zoo/fast/solve/adjoint.py) gives torchdiffeq's ``odeint_adjoint``
 gradients on the generic path: every fast-path family, every fixed-grid method, output times
 on and off the grid, per-sample and per-step reads, both output-time sets."""
 
@@ -13,8 +13,8 @@ from fast_harness import METHODS, assert_fast_equals_generic, make_model
 from zoo.backprop.adjoint import AdjointConfig
 from zoo.build_context import Integrator
 from zoo.controls.natural_cubic import NaturalCubicConfig
-from zoo.fast import adjoint
-from zoo.fast.adjoint import FieldSteps, adjoint_solve
+from zoo.fast.solve import adjoint
+from zoo.fast.solve.adjoint import FieldSteps, adjoint_solve
 from zoo.solvers.torchdiffeq_solver import TorchdiffeqConfig
 
 FWP_RULES = [{"rule": "hebb"}, {"rule": "oja"}, {"rule": "delta"},

@@ -6,7 +6,7 @@ import pytest
 import torch
 from fast_harness import METHODS, assert_fast_equals_generic, make_model
 
-from zoo.fast.layer_read import layer_read
+from zoo.fast.fwp.layer_read import layer_read
 
 RULES = [{"rule": "hebb"}, {"rule": "delta"}, {"rule": "delta", "delta": "post"},
          {"rule": "oja"}]
@@ -75,8 +75,8 @@ def test_final_read_without_forming_w(rule, transpose):
 
 def test_hebb_cde_reads_its_keys_through_their_layer(monkeypatch):
     """The authors' Hebb-CDE (raw values and rates, Wᵀ q) never forms its keys and rates: its
-    read goes through their layer (:func:`zoo.fast.layer_read.layer_read`)."""
-    import zoo.fast.fwp_hebb as fwp_hebb
+    read goes through their layer (:func:`zoo.fast.fwp.layer_read.layer_read`)."""
+    import zoo.fast.fwp.hebb as fwp_hebb
 
     calls = []
     monkeypatch.setattr(fwp_hebb, "layer_read",

@@ -8,8 +8,8 @@ import pytest
 import torch
 import torchdiffeq
 
-from zoo.fast.grid import FixedGrid
-from zoo.fast.tableau import TABLEAUX, integrate
+from zoo.fast.solve.grid import FixedGrid
+from zoo.fast.solve.tableau import TABLEAUX, integrate
 from zoo.solvers.torchdiffeq_solver import TorchdiffeqConfig
 
 

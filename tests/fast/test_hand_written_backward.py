@@ -6,16 +6,16 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast import final_tanh_solve
-from zoo.fast.compiled import kernel
-from zoo.fast.lean import field_stepper
-from zoo.fast.ltc_fused import fused_unfolds
-from zoo.fast.rank_one_loop import _Times, rank_one_loop
-from zoo.fast.tableau import TABLEAUX
+from zoo.fast.solved import final_tanh
+from zoo.kernels.compiled import kernel
+from zoo.fast.solve.lean import field_stepper
+from zoo.fast.ltc.fused import fused_unfolds
+from zoo.fast.fwp.rank_one_loop import _Times, rank_one_loop
+from zoo.fast.solve.tableau import TABLEAUX
 from zoo.fields.fwp.rules import Delta, Oja
 from zoo.fields.ncde import FinalTanh
-from zoo.fast.stage_products import stage_products
-from zoo.fast.sweep import sweep
+from zoo.fast.fwp.stage_products import stage_products
+from zoo.fast.fwp.delta_sweep import sweep
 
 
 def _random(*shape: int, scale: float = 1.0) -> torch.Tensor:
@@ -128,7 +128,7 @@ def test_final_tanh_solve_matches_autograd_and_its_gradients(method, monkeypatch
     """The NCDE's reverse pass (blocks of two steps' weight gradients, the last one short)
     against the same steps under autograd, and against finite differences, for the state, the
     control's stage derivatives and every weight."""
-    monkeypatch.setattr(final_tanh_solve, "BLOCK_ROWS", 2 * len(TABLEAUX[method].c) * 2)
+    monkeypatch.setattr(final_tanh, "BLOCK_ROWS", 2 * len(TABLEAUX[method].c) * 2)
     torch.manual_seed(0)
     B, h, C, steps = 2, 3, 2, 5
     field = FinalTanh(C, h, 4, layers=3).double()
@@ -137,7 +137,7 @@ def test_final_tanh_solve_matches_autograd_and_its_gradients(method, monkeypatch
     dt = torch.tensor([0.3, 0.2, 0.4, 0.1, 0.3], dtype=torch.float64)
     y0, dx = _random(B, h), _random(B, 7, C)
     linears = [field.linear_in, *field.linears, field.linear_out]
-    solve = final_tanh_solve.final_tanh_stepper(linears, C)
+    solve = final_tanh.final_tanh_stepper(linears, C)
     plain = field_stepper(lambda z, d: (field(z) * d.unsqueeze(-2)).sum(-1))
     ys = torch.stack(solve(tableau, dt, index, y0, (dx,)))
     expected = torch.stack(plain(tableau, dt, index, y0, (dx,)))

@@ -1,4 +1,4 @@
-"""Per-lane matrix reads and rank updates (zoo/fast/lanes_matrix.py): compiled = torch form,
+"""Per-lane matrix reads and rank updates (zoo/fast/fwp/lanes_matrix.py): compiled = torch form,
 and both = the plain products."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.compiled import kernel
-from zoo.fast.lanes_matrix import rank_update, read
+from zoo.kernels.compiled import kernel
+from zoo.fast.fwp.lanes_matrix import rank_update, read
 
 RTOL = {torch.float64: 1e-12, torch.float32: 2e-6}
 FORMS = ["torch"] + (["compiled"] if kernel("lanes_matrix") is not None else [])

@@ -1,4 +1,4 @@
-"""The Hebb read through its keys' and values' layers (zoo/fast/layer_read.py): compiled = torch
+"""The Hebb read through its keys' and values' layers (zoo/fast/fwp/layer_read.py): compiled = torch
 form, value and gradients, over block edges and thread splits; gradients against finite
 differences."""
 
@@ -8,8 +8,8 @@ import pytest
 import torch
 from kernel_harness import assert_forms_agree
 
-from zoo.fast.compiled import kernel
-from zoo.fast.layer_read import layer_read
+from zoo.kernels.compiled import kernel
+from zoo.fast.fwp.layer_read import layer_read
 
 pytestmark = pytest.mark.skipif(kernel("layer_read") is None,
                                 reason="no C++ compiler: the compiled read cannot be built")

@@ -1,4 +1,4 @@
-"""The compiled LTC loops (zoo/fast/kernels/ltc_synapses.cpp) = the torch forms: values and every
+"""The compiled LTC loops (zoo/kernels/src/ltc_synapses.cpp) = the torch forms: values and every
 gradient, float64 and float32, one or two threads, sizes that are not a multiple of the vector
 width, saturated sigmoids; gradients against finite differences."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.compiled import kernel
-from zoo.fast.ltc import synapse_sums
-from zoo.fast.ltc_fused import fused_unfolds
+from zoo.kernels.compiled import kernel
+from zoo.fast.ltc.cells import synapse_sums
+from zoo.fast.ltc.fused import fused_unfolds
 
 pytestmark = pytest.mark.skipif(kernel("ltc_synapses") is None,
                                 reason="no C++ compiler: the compiled loops cannot be built")

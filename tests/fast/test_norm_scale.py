@@ -1,4 +1,4 @@
-"""The folded LayerNorm's 1/σ (zoo/fast/norm_scale.py): compiled = torch form, value and
+"""The folded LayerNorm's 1/σ (zoo/kernels/norm_scale.py): compiled = torch form, value and
 gradients (Q's, and X's through the torch form), over block edges and thread splits."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import torch
 from kernel_harness import run
 
-from zoo.fast.compiled import kernel
-from zoo.fast.norm_scale import norm_scale
+from zoo.kernels.compiled import kernel
+from zoo.kernels.norm_scale import norm_scale
 
 pytestmark = pytest.mark.skipif(kernel("norm_scale") is None,
                                 reason="no C++ compiler: the compiled scale cannot be built")

@@ -1,4 +1,4 @@
-"""A X[g] + b 1ᵀ with one shared A (zoo/fast/shared_product.py): compiled = torch form, values
+"""A X[g] + b 1ᵀ with one shared A (zoo/kernels/shared_product.py): compiled = torch form, values
 and gradients, over the tile edges of the kernel; gradients against finite differences."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 import torch
 from kernel_harness import assert_forms_agree
 
-from zoo.fast.compiled import kernel
-from zoo.fast.shared_product import shared_product
+from zoo.kernels.compiled import kernel
+from zoo.kernels.shared_product import shared_product
 
 pytestmark = pytest.mark.skipif(kernel("shared_product") is None,
                                 reason="no C++ compiler: the compiled product cannot be built")

@@ -1,4 +1,4 @@
-"""Softmax over the rows of (…, c, L) (zoo/fast/softmax.py): compiled = torch.softmax, values
+"""Softmax over the rows of (…, c, L) (zoo/kernels/softmax.py): compiled = torch.softmax, values
 and gradients, including saturated inputs; gradients against finite differences."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import torch
 from kernel_harness import run
 
-from zoo.fast.compiled import kernel
-from zoo.fast.softmax import softmax_over_rows
+from zoo.kernels.compiled import kernel
+from zoo.kernels.softmax import softmax_over_rows
 
 pytestmark = pytest.mark.skipif(kernel("softmax") is None,
                                 reason="no C++ compiler: the compiled softmax cannot be built")

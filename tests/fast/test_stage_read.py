@@ -1,4 +1,4 @@
-"""Σ_u r_u ⟨a_u, q⟩ o_u (zoo/fast/stage_read.py), a or o given as logits or not: compiled =
+"""Σ_u r_u ⟨a_u, q⟩ o_u (zoo/fast/fwp/stage_read.py), a or o given as logits or not: compiled =
 torch form, values and gradients; gradients against finite differences."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import torch
 from kernel_harness import assert_forms_agree
 
-from zoo.fast.compiled import kernel
-from zoo.fast.stage_read import stage_read
+from zoo.kernels.compiled import kernel
+from zoo.fast.fwp.stage_read import stage_read
 
 pytestmark = pytest.mark.skipif(kernel("stage_read") is None,
                                 reason="no C++ compiler: the compiled read cannot be built")

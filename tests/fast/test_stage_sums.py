@@ -1,4 +1,4 @@
-"""Σ_u V_u c_u and ⟨V_u, q⟩ (zoo/fast/stage_sums.py): compiled = torch form, values and
+"""Σ_u V_u c_u and ⟨V_u, q⟩ (zoo/fast/fwp/stage_sums.py): compiled = torch form, values and
 gradients; gradients against finite differences."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.compiled import kernel
-from zoo.fast.stage_sums import stage_dot, stage_sum
+from zoo.kernels.compiled import kernel
+from zoo.fast.fwp.stage_sums import stage_dot, stage_sum
 
 pytestmark = pytest.mark.skipif(kernel("stage_sums") is None,
                                 reason="no C++ compiler: the compiled sums cannot be built")

@@ -1,4 +1,4 @@
-"""The compiled sweep (zoo/fast/kernels/sweep.cpp) = the torch form: both outputs and every
+"""The compiled sweep (zoo/kernels/src/sweep.cpp) = the torch form: both outputs and every
 gradient, float64 and float32, one or two threads, forward and reverse, disjoint and shared
 stages, several batch axes and lane counts around the kernel's block of 64."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.compiled import kernel
-from zoo.fast.sweep import sweep
+from zoo.kernels.compiled import kernel
+from zoo.fast.fwp.delta_sweep import sweep
 
 pytestmark = pytest.mark.skipif(kernel("sweep") is None,
                                 reason="no C++ compiler: the compiled sweep cannot be built")

@@ -1,4 +1,4 @@
-"""The fast paths' tanh (zoo/fast/kernels/tanh.cpp) against float64 tanh: error, special values,
+"""The fast paths' tanh (zoo/kernels/src/tanh.cpp) against float64 tanh: error, special values,
 layouts, threads, gradient, and where it leaves the work to torch.tanh; tanh(A)·d against its
 torch form."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from zoo.fast.compiled import kernel
-from zoo.fast.tanh import tanh, tanh_times_backward, tanh_times_into
+from zoo.kernels.compiled import kernel
+from zoo.kernels.tanh import tanh, tanh_times_backward, tanh_times_into
 
 pytestmark = pytest.mark.skipif(kernel("tanh") is None,
                                 reason="no C++ compiler: the compiled tanh cannot be built")

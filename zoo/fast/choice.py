@@ -2,12 +2,12 @@
 
 ``model.implementation: fast`` (the default) selects the fast path where the body has one and
 the solve allows it: for ODE solves a torchdiffeq fixed-grid method with a tableau in
-:mod:`.tableau`, and a backprop mode the body's fast path serves: ``direct`` (the fast paths
+:mod:`.solve.tableau`, and a backprop mode the body's fast path serves: ``direct`` (the fast paths
 backpropagate through their own steps, by autograd or a hand-written reverse pass) or, for
 bodies built with ``fast_adjoint``, ``adjoint`` with the backward pass on the forward method
-(:mod:`.adjoint`). Bodies built with ``adaptive`` also run the adaptive methods of
-:data:`.adaptive.ADAPTIVE` (``dopri5``) fast, with backprop ``direct`` only: the same accepted and
-rejected steps and numbers as torchdiffeq's (:mod:`.adaptive`). Any other combination falls
+(:mod:`.solve.adjoint`). Bodies built with ``adaptive`` also run the adaptive methods of
+:data:`.solve.adaptive.ADAPTIVE` (``dopri5``) fast, with backprop ``direct`` only: the same accepted and
+rejected steps and numbers as torchdiffeq's (:mod:`.solve.adaptive`). Any other combination falls
 back to the generic path with a one-line warning that names the part and the reason; the
 gradient method is never changed. The body records the outcome in its ``implementation_used``
 attribute: ``"fast"`` or ``"generic (<reason>)"``.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import warnings
 
-from .adaptive import ADAPTIVE
-from .tableau import TABLEAUX
+from .solve.adaptive import ADAPTIVE
+from .solve.tableau import TABLEAUX
 
 
 def implementation(ctx, needs_fixed_grid: bool = True, fast_adjoint: bool = False,

@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..fast.control_stages import value_and_derivative
+from ..kernels.spline_stages import value_and_derivative
 from .solved_body import SolvedBody
 
 

@@ -22,9 +22,9 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
-from ..components import NO_FAST_PATH
 from .initial import final_states, step_states
 from .initial_state import InitialState
+from .body import Body
 
 if TYPE_CHECKING:
     from .config import ODERNNConfig
@@ -44,9 +44,7 @@ class ODERNNFunc(nn.Module):
         return self.net(h)
 
 
-class ODERNN(nn.Module):
-    implementation_used = NO_FAST_PATH
-
+class ODERNN(Body):
     def __init__(self, cfg: ODERNNConfig, ctx: BuildContext):
         super().__init__()
         self.integrate = ctx.integrate
@@ -56,7 +54,7 @@ class ODERNN(nn.Module):
         self.vector_field = ODERNNFunc(cfg.hidden, cfg.hidden_hidden, cfg.layers)
         self.features = cfg.hidden
 
-    def forward(self, path, batch) -> torch.Tensor:
+    def generic(self, path, batch) -> torch.Tensor:
         times = path.grid_points
         h = self.initial(path, batch)
         states = []

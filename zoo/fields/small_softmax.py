@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..fast.softmax import softmax_over_rows
+from ..kernels.softmax import softmax_over_rows
 
 
 def small_softmax(x: torch.Tensor, fast: bool = False) -> torch.Tensor:
@@ -12,7 +12,7 @@ def small_softmax(x: torch.Tensor, fast: bool = False) -> torch.Tensor:
     (the stage axis of the FWP fast path's layout, where that view is contiguous): the same
     values up to float rounding and several times quicker for small n, as the kernel then
     vectorises over axis 1 (compiled on CPU where that view is contiguous,
-    :func:`zoo.fast.softmax.softmax_over_rows`). The generic paths keep the plain call, as the
+    :func:`zoo.kernels.softmax.softmax_over_rows`). The generic paths keep the plain call, as the
     authors'."""
     if fast:
         return softmax_over_rows(x.movedim(1, -1)).movedim(-1, 1)

@@ -79,7 +79,6 @@ class FWPConfig(FieldConfig):
         return self
 
     def build(self, ctx: BuildContext) -> FWPBody:
-        from ...fast.choice import implementation
         from .body import FWPBody
         from .cde_form import CDEUpdate
         from .initial_state import InitialFastWeight
@@ -105,10 +104,8 @@ class FWPConfig(FieldConfig):
         initial = InitialFastWeight(init.kind, ctx.shape.input_channels, u, d, heads,
                                     ctx.shape.static_channels, init.hidden)
         transpose = update.transpose if self.transpose_readout is None else self.transpose_readout
-        used = ("generic (two-layer model)" if self.layers == 2
-                else implementation(ctx, fast_adjoint=True))
         return FWPBody(update, initial, QueryReadout(d, heads, d_ff), ctx.integrate, d,
-                       transpose, ctx.shape.task.per_step, used)
+                       transpose, ctx.shape.task.per_step)
 
 
 class ODERFWPConfig(FieldConfig):

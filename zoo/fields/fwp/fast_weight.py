@@ -13,7 +13,7 @@ from typing import Literal
 
 import torch
 
-from ...fast.shared_product import shared_product
+from ...kernels.shared_product import shared_product
 
 #: where the slow net's outputs go: ``rows`` (…, H, c), as the generic path; the fast paths'
 #: ``stage_last`` (Hebb) and ``lanes`` (the step loops), see :func:`head_linear`; ``deferred``
@@ -53,7 +53,7 @@ def stage_last_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor)
 def lanes_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """Per-head x W_hᵀ + b_h for weights (H, c, in), biases (H, c) and x (B, U, in), as a
     (U, H·B, c) view of (U, c, H·B) memory: the step loops' layout, samples and heads innermost
-    with the heads outer (:func:`zoo.fast.fwp_stages.to_lanes`), written by one
+    with the heads outer (:func:`zoo.fast.fwp.stages.to_lanes`), written by one
     :func:`shared_product` per stage U with the rows of W ordered (c, H)."""
     heads, c, width = weight.shape
     stages = x.shape[1]

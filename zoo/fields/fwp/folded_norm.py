@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ...fast.norm_scale import norm_scale
+from ...kernels.norm_scale import norm_scale
 
 
 def foldable(inner: nn.Module, width: int) -> bool:
@@ -42,7 +42,7 @@ def folded_factors(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
                    outer_weight: torch.Tensor, outer_bias: torch.Tensor
                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(x̄, 1/σ, F, c) of :func:`folded_layer_norm`, x̄ (…, u+1, N) and 1/σ (…, N) apart (a
-    kernel that takes them so needs no gradient of x̄/σ, :mod:`zoo.fast.layer_read`). The
+    kernel that takes them so needs no gradient of x̄/σ, :mod:`zoo.fast.fwp.layer_read`). The
     quadratic form runs in x̄'s layout (:func:`norm_scale`)."""
     centred = torch.cat([inner.weight, inner.bias[:, None]], 1).double()
     centred = centred - centred.mean(0)  # Ā = C [A a]

@@ -23,11 +23,11 @@ import torch
 from torch import nn
 
 from ...build_context import BuildContext
-from ...components import NO_FAST_PATH
 from ..initial import final_states
 from .query_readout import QueryReadout
 from .rules import Rule, make_rule
 from .slow_net import SlowNet
+from ..body import Body
 
 if TYPE_CHECKING:
     from .config import ODERFWPConfig
@@ -63,9 +63,7 @@ class RFWPCell(nn.Module):
         return self.readout(W, e), W
 
 
-class ODERFWP(nn.Module):
-    implementation_used = NO_FAST_PATH
-
+class ODERFWP(Body):
     def __init__(self, cfg: ODERFWPConfig, ctx: BuildContext):
         super().__init__()
         d, heads = cfg.d_model, cfg.heads
@@ -78,7 +76,7 @@ class ODERFWP(nn.Module):
         self.per_step = ctx.shape.task.per_step
         self.features = d
 
-    def forward(self, path, batch) -> torch.Tensor:
+    def generic(self, path, batch) -> torch.Tensor:
         values, times, observed = path.values, path.times, path.observed
         b = values.shape[0]
         u = values.new_zeros(b, self.features)

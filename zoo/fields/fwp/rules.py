@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ...fast.tanh import tanh as compiled_tanh
+from ...kernels.tanh import tanh as compiled_tanh
 from ..small_softmax import small_softmax
 from .fast_weight import outer, retrieve
 from .stage_linear import StageLinear
@@ -58,7 +58,7 @@ class Rule:
 
     Every term is rank one per head, response ⊗ probe (probe ⊗ response when ``transposed``),
     and W enters only through the read W·probe (Wᵀ·probe when ``transposed``): the fast paths
-    (``zoo/fast/fwp_*``) rely on this form.
+    (``zoo/fast/fwp``) rely on this form.
     """
 
     transposed: bool = False
@@ -103,7 +103,7 @@ class Rule:
 
 
 def value_tanh(v: torch.Tensor, fast: bool) -> torch.Tensor:
-    """tanh of the values: the fast paths' compiled kernel (:mod:`zoo.fast.tanh`) when
+    """tanh of the values: the fast paths' compiled kernel (:mod:`zoo.kernels.tanh`) when
     ``fast``, else the authors' ``torch.tanh``."""
     return compiled_tanh(v) if fast else torch.tanh(v)
 

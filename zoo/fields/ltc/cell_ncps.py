@@ -19,7 +19,6 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ...fast.ltc import ltc_sequence
 from .cell import SHARED_RANGES, LTCCell
 
 if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
@@ -45,7 +44,6 @@ def wiring_polarities(inputs: int, units: int, seed: int = 1111
 class NCPSLTCCell(LTCCell):
     """LTC cell as in ncps: Δt-scaled fused step, ε = 1e-8, softplus or clipped positivity."""
 
-    fast_sequence = staticmethod(ltc_sequence)
 
     epsilon = 1e-8
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from ...fast.ltc import ltc_sequence
 from .cell import SHARED_RANGES, LTCCell
 
 if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
@@ -37,7 +36,6 @@ def random_polarity(shape: tuple[int, ...]) -> torch.Tensor:
 class TFLTCCell(LTCCell):
     """LTC cell as in the TF code: constant-init gl and cm, no Δt, clipping constraints."""
 
-    fast_sequence = staticmethod(ltc_sequence)
 
     def __init__(self, inputs: int, units: int, solver: LTCFusedConfig | UnfoldConfig):
         super().__init__(random_polarity((units, units)), random_polarity((inputs, units)),

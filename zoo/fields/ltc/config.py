@@ -40,13 +40,9 @@ class RecurrentFieldConfig(FieldConfig):
         raise NotImplementedError
 
     def build(self, ctx: BuildContext) -> RecurrentBody:
-        from ...fast.choice import implementation
         from .recurrent_body import RecurrentBody
 
-        cell = self.make_cell(ctx)
-        fast = type(cell).fast_sequence
-        used = "generic (no fast path)" if fast is None else implementation(ctx, False)
-        return RecurrentBody(cell, ctx.shape.task.per_step, fast, used)
+        return RecurrentBody(self.make_cell(ctx), ctx.shape.task.per_step)
 
 
 class LTCConfig(RecurrentFieldConfig):
@@ -58,7 +54,6 @@ class LTCConfig(RecurrentFieldConfig):
     ``cell: ncps`` the cell of the ncps package (Δt-scaled, different init, 2:1 excitatory E).
     Solvers: ``ltc_fused`` (paper Eq. 3, 6 unfolds) or ``unfold`` (``ltc_ex``: euler, ``ltc_rk``:
     rk4, 6 × 0.1). Train by BPTT; the TF cell's clipping runs after every optimiser step.
-    Fast path: :func:`zoo.fast.ltc.ltc_sequence`.
     """
 
     kind: Literal["ltc"] = "ltc"

@@ -19,14 +19,12 @@ from collections.abc import Callable
 
 import torch
 
-from ...fast.recurrent import ctgru_sequence
 from ..small_softmax import small_softmax
 from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell
 
 
 class CTGRUCell(RecurrentCell):
-    fast_sequence = staticmethod(ctgru_sequence)
 
     def __init__(self, inputs: int, units: int, scales: int, decay: str, clip: float | None):
         super().__init__(units, (units, scales))

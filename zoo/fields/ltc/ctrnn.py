@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import torch
 
 from ...dense import glorot_linear
-from ...fast.recurrent import ctrnn_sequence
 from .recurrent_body import RecurrentCell
 from .unfold import clipper
 
@@ -23,7 +22,6 @@ if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
 
 
 class CTRNNCell(RecurrentCell):
-    fast_sequence = staticmethod(ctrnn_sequence)
 
     def __init__(self, inputs: int, units: int, solver: UnfoldConfig, tau: float,
                  global_feedback: bool, clip: float | None):

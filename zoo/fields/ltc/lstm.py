@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import torch
 
-from ...fast.recurrent import lstm_sequence
 from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell
 
 
 class LSTMCell(RecurrentCell):
-    fast_sequence = staticmethod(lstm_sequence)
 
     def __init__(self, inputs: int, units: int, forget_bias: float):
         super().__init__(units, (2, units))

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import torch
 
 from ...dense import glorot_linear
-from ...fast.recurrent import node_sequence
 from .recurrent_body import RecurrentCell
 from .unfold import clipper
 
@@ -22,7 +21,6 @@ if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
 
 
 class NODECell(RecurrentCell):
-    fast_sequence = staticmethod(node_sequence)
 
     def __init__(self, inputs: int, units: int, solver: UnfoldConfig, clip: float | None):
         super().__init__(units)

@@ -32,9 +32,9 @@ from torch import nn
 from torchdiffeq._impl.odeint import SOLVERS
 
 from ...build_context import BuildContext
-from ...components import NO_FAST_PATH
 from ..initial import final_states
 from .activations import activation
+from ..body import Body
 
 if TYPE_CHECKING:
     from .config import RandomCTNetConfig
@@ -112,9 +112,7 @@ def attempted_steps(method: str, nfe: int) -> int | None:
     return None if tableau is None else (nfe - 2) // len(tableau.alpha)
 
 
-class RandomCTNet(nn.Module):
-    implementation_used = NO_FAST_PATH
-
+class RandomCTNet(Body):
     def __init__(self, cfg: RandomCTNetConfig, ctx: BuildContext):
         super().__init__()
         gen = torch.Generator().manual_seed(ctx.spec.seed if cfg.seed is None else cfg.seed)
@@ -137,7 +135,7 @@ class RandomCTNet(nn.Module):
         y0 = x0.new_zeros(x0.shape[0], self.features)
         return self.integrate(StackedField(self.layers, self.width, path), y0, path.grid_points)
 
-    def forward(self, path, batch) -> torch.Tensor:
+    def generic(self, path, batch) -> torch.Tensor:
         states = self.trajectory(path)
         return states.transpose(0, 1) if self.per_step else final_states(states, path, batch)
 

@@ -1,0 +1,50 @@
+"""Fast paths of the LTC suite's recurrent bodies (paper b): one fused loop over all steps of a
+sequence in place of the cell's step-by-step loop (:mod:`.cells` for the LTC cells, with the
+compiled synapse sums and fused-solver unfolds of :mod:`.compiled` and :mod:`.fused`;
+:mod:`.baselines` for the CT-RNN, Neural ODE, LSTM and CT-GRU)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ...fields.ltc.cell_ncps import NCPSLTCCell
+from ...fields.ltc.cell_tf import TFLTCCell
+from ...fields.ltc.ctgru import CTGRUCell
+from ...fields.ltc.ctrnn import CTRNNCell
+from ...fields.ltc.lstm import LSTMCell
+from ...fields.ltc.node_rnn import NODECell
+from ...fields.ltc.recurrent_body import RecurrentBody, elapsed_times
+from ..choice import implementation
+from .baselines import ctgru_sequence, ctrnn_sequence, lstm_sequence, node_sequence
+from .cells import ltc_sequence
+
+#: (cell, inputs (B, T, C), elapsed times (T,)) -> states after every step (T, B, *state_shape)
+Sequence = Callable[[torch.nn.Module, torch.Tensor, torch.Tensor], torch.Tensor]
+
+#: the fused loop of each cell class
+SEQUENCES: dict[type, Sequence] = {
+    TFLTCCell: ltc_sequence, NCPSLTCCell: ltc_sequence, CTRNNCell: ctrnn_sequence,
+    NODECell: node_sequence, LSTMCell: lstm_sequence, CTGRUCell: ctgru_sequence,
+}
+
+
+class RecurrentFastPath:
+    """``RecurrentBody.forward`` with the cell's fused loop over all steps."""
+
+    def __init__(self, sequence: Sequence):
+        self.sequence = sequence
+
+    def forward(self, body: RecurrentBody, path, batch) -> torch.Tensor:
+        states = self.sequence(body.cell, path.values, elapsed_times(path.times))
+        return body.step_features(body.cell.output(states), path, batch)
+
+
+def offer(body: RecurrentBody, ctx) -> RecurrentFastPath | str | None:
+    """The fast path for ``body``'s cell, or why it runs the generic path (None: it has none)."""
+    sequence = SEQUENCES.get(type(body.cell))
+    if sequence is None:
+        return None
+    used = implementation(ctx, False)
+    return RecurrentFastPath(sequence) if used == "fast" else used

@@ -1,0 +1,236 @@
+"""The continuous adjoint on the lean path: torchdiffeq's ``odeint_adjoint``, step for step.
+
+Forward: the lean steps without a graph (the control and the state-independent part of the
+field at a block of steps' stage times in one call), keeping only the states at the output
+times t_0 < … < t_K. Backward, as ``OdeintAdjointMethod.backward`` (torchdiffeq
+``_impl/adjoint.py``): for i = K … 1 the augmented state (y, a, θ̄) is solved from t_i to
+t_{i−1} with the forward tableau on torchdiffeq's grid for that segment, which steps in negated
+time τ = −t from −t_i by h, its last point −t_{i−1} (``_check_inputs`` reverses the time,
+``_grid_constructor_from_step_size`` builds the grid). With f_j = f(y_j, u(t_j)) and
+g_j = (∂f/∂y)ᵀ a_j at the stages j of a step of size h:
+
+    y_s = y_n − h Σ_j a_sj f_j,      a_s = a_n + h Σ_j a_sj g_j,
+    y_{n+1} = y_n − h Σ_s b_s f_s,   a_{n+1} = a_n + h Σ_s b_s g_s,
+    θ̄ += h Σ_s b_s (∂f/∂θ)ᵀ a_s,
+
+then y restarts from the forward state y(t_{i−1}) and a += ∂L/∂y(t_{i−1}); ∂L/∂y_0 = a at t_0.
+The parameters θ enter f directly and through the state-independent inputs u, whose part of
+θ̄ is one backward pass through u per block of steps with the cotangents
+ū_j = h b_j (∂f/∂u_j)ᵀ a_j. Memory holds one block's inputs and their graph, whatever the
+length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+from torch.autograd.function import once_differentiable
+from torchdiffeq._impl.solvers import FixedGridODESolver
+
+from .grid import FixedGrid
+from .lean import StageInputs, field_stepper
+from .tableau import Tableau, combine
+
+#: steps whose stage inputs are evaluated (and differentiated) in one call
+BLOCK_STEPS = 64
+
+
+class AdjointSteps:
+    """How a field's steps run, forward and in the augmented backward solve: the extension
+    point of the fast adjoint. :class:`FieldSteps` serves any ``stage_field`` under autograd;
+    a family may bring its own (:mod:`zoo.fast.fwp.adjoint`)."""
+
+    def forward(self, block: FixedGrid, index: torch.Tensor, y0: torch.Tensor,
+                inputs: tuple[torch.Tensor, ...], keep: set[int]) -> list:
+        """The states y_0 … y_N at the block's grid points from y_0 = ``y0`` and the inputs at
+        its distinct stage times (stage (n, s) at index[n, s]); only those in ``keep`` and
+        y_N need be formed (None elsewhere)."""
+        raise NotImplementedError
+
+    def backward(self, block: FixedGrid, index: torch.Tensor, y: torch.Tensor, a: torch.Tensor,
+                 inputs: tuple[torch.Tensor, ...], params: tuple[torch.Tensor, ...]
+                 ) -> tuple[torch.Tensor, torch.Tensor, list, list]:
+        """The augmented steps over a block of a backward segment (τ grid, the inputs at its
+        real stage times): (y, a) at its end, the inputs' cotangents Σ h b_s (∂f/∂u)ᵀ a_s
+        (None where there is none) and the parameters' direct part Σ h b_s (∂f/∂θ)ᵀ a_s."""
+        raise NotImplementedError
+
+
+#: dy/dt from the state and one stage's inputs (each (B, ·))
+StageField = Callable[..., torch.Tensor]
+
+
+class FieldSteps(AdjointSteps):
+    """The steps of a ``stage_field`` f(y, *u): forward without a graph, backward with one
+    vector-Jacobian product per stage under autograd."""
+
+    def __init__(self, field: StageField):
+        self.field = field
+
+    def forward(self, block, index, y0, inputs, keep):
+        return field_stepper(self.field)(block.tableau, block.dt.to(y0.dtype), index, y0, inputs)
+
+    def backward(self, block, index, y, a, inputs, params):
+        leaves = [u.detach().requires_grad_() for u in inputs]
+        bars = [torch.zeros_like(u) for u in leaves]
+        p_bar: list = [None] * len(params)
+        position = index.tolist()
+
+        def stage(n: int, s: int, y_s: torch.Tensor, a_s: torch.Tensor, c: float):
+            u = position[n][s]
+            with torch.enable_grad():
+                z = y_s.detach().requires_grad_()
+                inputs_s = [x[:, u] for x in leaves]
+                f = self.field(z, *inputs_s)
+                g, *rest = torch.autograd.grad(f, (z, *inputs_s, *params), a_s,
+                                               allow_unused=True)
+            if c:
+                for bar, grad in zip(bars, rest[:len(inputs_s)]):
+                    if grad is not None:
+                        bar[:, u] += c * grad
+                _accumulate(p_bar, rest[len(inputs_s):], c)
+            return f.detach(), torch.zeros_like(a) if g is None else g
+
+        y, a = augmented_steps(block, y, a, stage)
+        return y, a, bars, p_bar
+
+
+#: (step n, stage s, y_s, a_s, c_s = h b_s) -> (f_s, g_s = (∂f/∂y)ᵀ a_s)
+StageAdjoint = Callable[[int, int, torch.Tensor, torch.Tensor, float],
+                        tuple[torch.Tensor, torch.Tensor]]
+
+
+def augmented_steps(block: FixedGrid, y: torch.Tensor, a: torch.Tensor, stage: StageAdjoint,
+                    after_step: Callable[[int], None] | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(y, a) after the block's augmented steps (the module's equations): the stage states
+    y_s = y_n − h Σ_j a_sj f_j and a_s = a_n + h Σ_j a_sj g_j go to ``stage``, which also adds
+    its c_s-weighted cotangents where it keeps them; ``after_step(n)`` ends each step."""
+    tableau = block.tableau
+    for n, h in enumerate(block.dt.to(y.dtype).tolist()):
+        fs: list[torch.Tensor] = []
+        gs: list[torch.Tensor] = []
+        for s, row in enumerate(tableau.a):
+            fy, ga = combine(row, fs), combine(row, gs)
+            f, g = stage(n, s, y if fy is None else y - h * fy, a if ga is None else a + h * ga,
+                         h * tableau.b[s])
+            fs.append(f)
+            gs.append(g)
+        y = y - h * combine(tableau.b, fs)
+        a = a + h * combine(tableau.b, gs)
+        if after_step is not None:
+            after_step(n)
+    return y, a
+
+
+class FastAdjoint:
+    """Stands in for :class:`zoo.build_context.Integrator` in :func:`zoo.fields.initial.solve_at`:
+    solves with the integrator's solver by :func:`adjoint_solve` (``func`` is ignored)."""
+
+    def __init__(self, integrator, stage_inputs: StageInputs, steps: AdjointSteps,
+                 params: Sequence[torch.Tensor]):
+        self.integrator, self.stage_inputs, self.steps = integrator, stage_inputs, steps
+        self.params = tuple(p for p in params if p.requires_grad)
+        self.dense_outputs = integrator.dense_outputs
+
+    def __call__(self, func, y0: torch.Tensor, t: torch.Tensor,
+                 grid: torch.Tensor | None = None) -> torch.Tensor:
+        return adjoint_solve(self.integrator, t, y0, self.stage_inputs, self.steps,
+                             self.params, grid)
+
+
+def adjoint_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: StageInputs,
+                  steps: AdjointSteps, params: tuple[torch.Tensor, ...],
+                  grid: torch.Tensor | None = None) -> torch.Tensor:
+    """y at the output times ``t`` (T, B, ...) with the gradients of torchdiffeq's
+    ``odeint_adjoint(func, y0, t, adjoint_params=params)`` (fixed step from ``grid``, default
+    ``t``); counts the forward and backward evaluations in ``integrator.nfe``."""
+    plan = FixedGrid.plan(integrator, t, grid)
+    return _Adjoint.apply(_Problem(plan, integrator, stage_inputs, steps, params), y0, *params)
+
+
+class _Problem:
+    """What the autograd function needs besides tensors: the forward grid and the steps."""
+
+    def __init__(self, plan: FixedGrid, integrator, stage_inputs: StageInputs,
+                 steps: AdjointSteps, params: tuple[torch.Tensor, ...]):
+        self.plan, self.integrator = plan, integrator
+        self.stage_inputs, self.steps, self.params = stage_inputs, steps, params
+
+    def segment(self, i: int) -> FixedGrid:
+        """torchdiffeq's grid for the backward solve from t_i to t_{i−1}, in τ = −t."""
+        t = -self.plan.t[[i, i - 1]]
+        points = FixedGridODESolver._grid_constructor_from_step_size(self.plan.step)(None, None, t)
+        return FixedGrid(points, t, self.plan.tableau, self.plan.step)
+
+
+def _blocks(grid: FixedGrid):
+    """Sub-grids of at most BLOCK_STEPS steps, in order, with their first step's number."""
+    for start in range(0, grid.steps, BLOCK_STEPS):
+        stop = min(start + BLOCK_STEPS, grid.steps)
+        yield start, FixedGrid(grid.points[start:stop + 1], grid.t, grid.tableau, grid.step)
+
+
+class _Adjoint(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, problem: _Problem, y0: torch.Tensor, *params: torch.Tensor):
+        plan = problem.plan
+        keep = set(plan.points_read())
+        states: list[torch.Tensor | None] = [y0] + [None] * plan.steps
+        y = y0
+        for start, block in _blocks(plan):
+            times, index = block.distinct_stages(y0.dtype)
+            ys = problem.steps.forward(block, index, y, problem.stage_inputs(times),
+                                       {k - start for k in keep})
+            for k, state in enumerate(ys[1:], start + 1):
+                if k in keep:
+                    states[k] = state
+            y = ys[-1]
+        ys = plan.outputs(states)
+        ctx.problem = problem
+        ctx.save_for_backward(ys)
+        return ys
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_ys: torch.Tensor):
+        problem, (ys,) = ctx.problem, ctx.saved_tensors
+        params = problem.params
+        p_bar = [torch.zeros_like(p) for p in params]
+        y, a = ys[-1], grad_ys[-1]
+        for i in range(len(ys) - 1, 0, -1):
+            segment = problem.segment(i)
+            problem.integrator.nfe += segment.steps * segment.tableau.stages
+            for _, block in _blocks(segment):
+                times, index = block.distinct_stages(y.dtype)
+                with torch.enable_grad():
+                    inputs = problem.stage_inputs(-times)
+                y, a, bars, direct = problem.steps.backward(
+                    block, index, y, a, tuple(u.detach() for u in inputs), params)
+                _accumulate(p_bar, direct)
+                pairs = [(u, bar) for u, bar in zip(inputs, bars)
+                         if u.requires_grad and bar is not None]
+                if pairs:
+                    _accumulate(p_bar, torch.autograd.grad(
+                        [u for u, _ in pairs], params, [bar for _, bar in pairs],
+                        allow_unused=True))
+            y, a = ys[i - 1], a + grad_ys[i - 1]
+        return None, a, *p_bar
+
+
+def stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
+                   distinct: int) -> torch.Tensor:
+    """(N, U) weights h_n b_s of each step's stages at their distinct stage positions."""
+    weights = dt.new_zeros(len(dt), distinct)
+    b = dt.new_tensor(tableau.b)
+    weights.scatter_add_(1, index.to(dt.device), dt[:, None] * b)
+    return weights
+
+
+def _accumulate(totals: list, grads, weight: torch.Tensor | float = 1.0) -> None:
+    """totals[i] += weight · grads[i] where a gradient exists (a None total takes it)."""
+    for i, grad in enumerate(grads):
+        if grad is not None:
+            grad = grad if isinstance(weight, float) and weight == 1.0 else weight * grad
+            totals[i] = grad if totals[i] is None else totals[i].add_(grad)
