@@ -32,13 +32,14 @@ from collections.abc import Callable
 import torch
 
 from zoo.fast.fwp.hebb import key_layer_read
+from zoo.fast.fwp.writes import formed
 from zoo.fast.fwp.stages import distinct_writes
 from zoo.fast.solve.grid import FixedGrid
 from zoo.fast.solve.lean import field_stepper
 from zoo.fast.solve.tableau import TABLEAUX
 from zoo.fast.solved import stepper as solved_stepper
 from zoo.fields.fwp.body import FWPBody
-from zoo.fields.fwp.stage_linear import StageLinear
+from zoo.fast.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
 
 
@@ -62,7 +63,7 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
                 total = key_layer_read(writes.key, writes.rate, q.new_ones(batch, stages),
                                        writes.value, q).sum()
             else:
-                writes = writes.formed(values=False)
+                writes = formed(writes, values=False)
                 total = writes.key.sum() + writes.rate.sum()
                 if not isinstance(writes.value, StageLinear):
                     total = total + writes.value.sum()

@@ -6,11 +6,11 @@ the solve allows it: for ODE solves a torchdiffeq fixed-grid method with a table
 backpropagate through their own steps, by autograd or a hand-written reverse pass) or, for
 bodies built with ``fast_adjoint``, ``adjoint`` with the backward pass on the forward method
 (:mod:`.solve.adjoint`). Bodies built with ``adaptive`` also run the adaptive methods of
-:data:`.solve.adaptive.ADAPTIVE` (``dopri5``) fast, with backprop ``direct`` only: the same accepted and
-rejected steps and numbers as torchdiffeq's (:mod:`.solve.adaptive`). Any other combination falls
-back to the generic path with a one-line warning that names the part and the reason; the
-gradient method is never changed. The body records the outcome in its ``implementation_used``
-attribute: ``"fast"`` or ``"generic (<reason>)"``.
+:data:`.solve.adaptive.ADAPTIVE` (``dopri5``) fast, with backprop ``direct`` only: the same
+accepted and rejected steps and numbers as torchdiffeq's (:mod:`.solve.adaptive`). Any other
+combination falls back to the generic path with a one-line warning that names the part and the
+reason; the gradient method is never changed. :func:`zoo.fast.attach` records the outcome in the
+body's ``implementation_used``: ``"fast"`` or ``"generic (<reason>)"``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The folded LayerNorm's per-stage scale 1/σ = 1/√(x̄ᵀ Q x̄ + ε), in float64
-(:mod:`zoo.fields.fwp.folded_norm`), for the columns x̄_n of X (G, K, N).
+(:mod:`zoo.fast.fwp.folded_norm`), for the columns x̄_n of X (G, K, N).
 
 Its torch form converts X to float64 and runs a product with Q, a product with X and a sum,
 each way (Hebb-CDE: 61,568 columns of 22, about 14 ms a training step on one core); on CPU it

@@ -1,5 +1,5 @@
 """A batch of products with one shared matrix, out[g] = A X[g] + b 1ᵀ, the fast paths' layer
-for many stage inputs at once (:func:`zoo.fields.fwp.fast_weight.head_linear`).
+for many stage inputs at once (:func:`zoo.fast.fwp.layouts.head_linear`).
 
 With X (G, K, N) the last axis is contiguous in both X and out, so each product vectorises
 along it; the gradients are again such products, dA = Σ_g Ȳ[g] X[g]ᵀ, db = Σ_g Ȳ[g] 1 and

@@ -29,7 +29,7 @@ import torch
 from ...fields.fwp.fast_weight import as_matrices, flatten
 from ...fields.fwp.rules import Rule, Write
 from ..solve.adjoint import AdjointSteps, stage_weights
-from .stages import from_lanes, to_lanes
+from .stages import activate_backward, from_lanes, to_lanes
 from .lanes_matrix import rank_update, read
 
 
@@ -98,7 +98,7 @@ class RankOneSteps(AdjointSteps):
                     ap = torch.addcmul(ap, gram[q], es[j], value=-h * coefficient)
                 phi = self.rule.activate(x, 0)
                 rs.append(beta[u[s]] * phi)
-                es.append(self.rule.activate_backward(phi, beta[u[s]] * ap, 0))
+                es.append(activate_backward(self.rule, phi, beta[u[s]] * ap, 0))
                 phis.append(phi)
                 aps.append(ap)
             R, E = torch.stack(rs), torch.stack(es)
@@ -125,7 +125,7 @@ class RankOneSteps(AdjointSteps):
         phi = self.rule.activate(T, 1)
         r = beta * phi
         c = c.view(-1, 1, 1)
-        t_bar = c * self.rule.activate_backward(phi, beta * ap, 1)
+        t_bar = c * activate_backward(self.rule, phi, beta * ap, 1)
         b_bar = c * (phi * ap).sum(1, keepdim=True)
         p_bar = c * read(A, r, True)
         return self._input_bars(p_bar, t_bar, b_bar)

@@ -17,8 +17,8 @@ formed. W_{n+1} = W_n A_n + C_n with A_n = I − K_n P_n K_nᵀ and C_n = V_n P_
     W_N q = W_0 g_0 + Σ_n V_n c_n,   c_n = P_n K_nᵀ g_{n+1},  g_n = g_{n+1} − K_n c_n,  g_N = q,
     W_Nᵀ q = x_N,  x_{n+1} = x_n − K_n P_nᵀ (K_nᵀ x_n − V_nᵀ q),  x_0 = W_0ᵀ q:
 
-one :func:`.delta_sweep.sweep` over h-vectors, backward or forward. A sample whose output time t lies
-before the end has its increment weights (:meth:`FixedGrid.increment_weights`: 1, then λ,
+one :func:`.delta_sweep.sweep` over h-vectors, backward or forward. A sample whose output time
+t lies before the end has its increment weights (:meth:`FixedGrid.increment_weights`: 1, then λ,
 then 0) folded into P_n, which makes W_N its own W(t).
 
 Everything runs on the distinct stages with the batch and head axes innermost, (U, ·, H·B)

@@ -13,7 +13,8 @@ import torch
 
 from ...fields.fwp.fast_weight import retrieve
 from ...fields.fwp.rules import Rule, Write
-from ...fields.fwp.stage_linear import StageLinear
+from .writes import formed
+from .stage_linear import StageLinear
 from .stages import step_coefficients
 from ..solve.grid import FixedGrid
 from .layer_read import layer_read
@@ -25,7 +26,7 @@ def hebb_fast_weights(rule: Rule, writes: Write, index: torch.Tensor, grid: Fixe
     """W at every output time (T, B, H, h, h) from ``writes`` (B, U, H, h) at the distinct
     stages ``index`` (N, S)."""
     coef = _coefficients(grid, index, torch.arange(len(grid.t), device=w0.device), w0.dtype)
-    left, right = _factors(rule, writes.formed())
+    left, right = _factors(rule, formed(writes))
     return w0 + torch.einsum("tu,buhi,buhj->tbhij", coef, left, right)
 
 
@@ -46,7 +47,7 @@ def hebb_read(rule: Rule, writes: Write, index: torch.Tensor, grid: FixedGrid,
     if isinstance(values, StageLinear) and transpose and isinstance(writes.key, StageLinear):
         read = key_layer_read(writes.key, writes.rate, coef, values, q)
         return retrieve(w0, q, transpose) + read
-    writes = writes.formed(values=False)
+    writes = formed(writes, values=False)
     rate = writes.rate.permute(0, 2, 3, 1)[:, :, 0] * coef[:, None]  # c β (B, H, U)
     if isinstance(values, StageLinear) and not transpose:
         read = _weighted_values(writes, rate, q)

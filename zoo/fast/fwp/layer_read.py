@@ -1,6 +1,6 @@
 """The Hebb-CDE read through its slow net's layers: no key, learning rate or value formed.
 
-With the slow net folded into input space (:mod:`zoo.fields.fwp.folded_norm`), the raw keys and
+With the slow net folded into input space (:mod:`zoo.fast.fwp.folded_norm`), the raw keys and
 rates at stage u are one layer of the stage input x_u (K = u + 1 wide) scaled by s_u = 1/σ_u:
 [l_u; β_u] = s_u A x_u + b, A of H·(h+1) rows (the H·h keys head-major, then the H rates). The
 read of :func:`zoo.fast.fwp.hebb.hebb_read`, per sample and head, is then
@@ -9,7 +9,7 @@ read of :func:`zoo.fast.fwp.hebb.hebb_read`, per sample and head, is then
 
 where a_u = ⟨v_u, q⟩ = f v_u + e comes from the values' inputs v_u with the query folded into
 their layer (f = q W_h, e = ⟨q, b_h⟩: :meth:`StageLinear.query_folded
-<zoo.fields.fwp.stage_linear.StageLinear.query_folded>`),
+<zoo.fast.fwp.stage_linear.StageLinear.query_folded>`),
 
 and its gradients, with g_u = ⟨p_u, ȳ⟩ and D_u = [w_u p_u ⊙ (ȳ − g_u); c_u a_u g_u],
 w_u = c_u a_u β_u:

@@ -27,6 +27,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from ...fields.fwp.rules import Rule
+from .stages import activate_backward
 
 
 def rank_one_loop(rule: Rule, w0: torch.Tensor, probes: torch.Tensor, targets: torch.Tensor,
@@ -107,7 +108,7 @@ class _RankOneLoop(torch.autograd.Function):
             times(G, torch.mul(c, p, out=cp), d_r)  # Ḡ c_s p_s, (S, h, M)
             times(G, r, d_right, transpose=True)  # Ḡᵀ r_s
             for s in range(stages - 1, -1, -1):
-                d_xs[s].copy_(rule.activate_backward(a_s[s], rate_s[s] * d_rs[s], 0))
+                d_xs[s].copy_(activate_backward(rule, a_s[s], rate_s[s] * d_rs[s], 0))
                 for q, j in incoming[s]:  # −m̄_js; times −a_sj h_n: the gradient of ⟨p_j, p_s⟩
                     torch.sum(d_xs[s] * rs[j], 0, keepdim=True, out=d_gram[q])
                     d_rs[j].addcmul_(g[q], d_xs[s], value=-a_h[q])

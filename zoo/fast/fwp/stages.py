@@ -15,17 +15,31 @@ from collections.abc import Callable
 
 import torch
 
-from ...fields.fwp.rules import Write
+from ...fields.fwp.rules import Delta, Oja, Rule, Write
 from ...kernels.spline_stages import value_and_derivative
 from ..solve.grid import FixedGrid
+from .writes import fast_write, formed, raw
+
+
+def activate_backward(rule: Rule, y: torch.Tensor, grad: torch.Tensor, dim: int = -1
+                      ) -> torch.Tensor:
+    """∂L/∂x from ∂L/∂φ(x) = ``grad`` and y = φ(x), for the rule's activation φ of the
+    response (:meth:`Rule.activate`; ``dim`` its vector axis): the softmax's for Oja, tanh's for
+    the post-delta Delta, else the identity's."""
+    if isinstance(rule, Oja):
+        return y * (grad - (y * grad).sum(dim, keepdim=True))
+    if isinstance(rule, Delta) and rule.post:
+        return torch.ops.aten.tanh_backward(grad, y)
+    return grad
 
 
 def distinct_writes(update, path, grid: FixedGrid, dtype: torch.dtype
                     ) -> tuple[Write, torch.Tensor]:
-    """``update.write`` at the distinct stage times in one call, fields (B, U, H, ·), and each
-    stage's position among them (N, S) (:meth:`FixedGrid.distinct_stages`)."""
+    """The rule's write at the distinct stage times in one call (:func:`.writes.fast_write`),
+    fields (B, U, H, ·), and each stage's position among them (N, S)
+    (:meth:`FixedGrid.distinct_stages`)."""
     times, index = grid.distinct_stages(dtype)
-    return update.write(*stage_inputs(update, path, times), fast=True), \
+    return fast_write(update, *stage_inputs(update, path, times)), \
         index.to(path.grid_points.device)
 
 
@@ -33,7 +47,7 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
                                ) -> tuple[Write, torch.Tensor]:
     """As :func:`distinct_writes`, with the fields (U, c, H·B) contiguous, samples and heads
     innermost (:func:`to_lanes`): the layout of the loops over steps, which the slow net writes
-    directly (``lanes``, :func:`zoo.fields.fwp.fast_weight.lanes_linear`); the rule's
+    directly (``lanes``, :func:`.layouts.lanes_linear`); the rule's
     activations then run on (U, H·B, c) views, the vector axis last."""
     times, index = grid.distinct_stages(dtype)
     return lanes_writes(update, path, times), index.to(path.grid_points.device)
@@ -42,8 +56,8 @@ def distinct_writes_batch_last(update, path, grid: FixedGrid, dtype: torch.dtype
 def lanes_writes(update, path, times: torch.Tensor) -> Write:
     """``update.write`` at ``times`` (U,), its fields formed (U, c, H·B), samples and heads
     innermost, as the slow net writes them (``lanes``)."""
-    w = update.rule.write(*update.raw(*stage_inputs(update, path, times), layout="lanes"),
-                          fast=True).formed()
+    w = formed(update.rule.write(*raw(update, stage_inputs(update, path, times), "lanes"),
+                                 fast=True))
     return Write(w.key.mT, w.value.mT, w.rate.mT)
 
 

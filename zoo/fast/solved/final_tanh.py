@@ -1,8 +1,8 @@
 """The NCDE's lean solve with a hand-written reverse pass (Kidger's FinalTanh field).
 
 dz/dt = f(z) · dX/dt with f(z) = tanh(L_out(ReLU(L_l(… ReLU(L_in z))))) as (h × C), stepped
-by the tableau's rule on torchdiffeq's fixed grid (:func:`zoo.fast.solve.tableau.integrate`). The forward
-records no graph: it keeps each evaluation's state z_s, hidden activations and
+by the tableau's rule on torchdiffeq's fixed grid (:func:`zoo.fast.solve.tableau.integrate`).
+The forward records no graph: it keeps each evaluation's state z_s, hidden activations and
 t = tanh(L_out(·)), and nothing else (at Speech's sizes 38 % less peak memory than autograd
 over the same loop, and a 5–11 % shorter training step). The backward is the discrete adjoint of
 y_{n+1} = y_n + h Σ_s b_s k_s, k_s = f(z_s) · dX_s, z_s = y_n + h Σ_{j<s} a_sj k_j:
@@ -30,8 +30,8 @@ BLOCK_ROWS = 512
 
 
 def final_tanh_stepper(linears: list[nn.Linear], channels: int) -> Stepper:
-    """A :data:`zoo.fast.solve.lean.Stepper` for dz/dt = tanh(MLP(z)) · dX/dt, the MLP's layers ``linears``
-    (ReLU between them) and inputs (dX/dt,) at the distinct stage times (B, U, C)."""
+    """A :data:`zoo.fast.solve.lean.Stepper` for dz/dt = tanh(MLP(z)) · dX/dt, the MLP's layers
+    ``linears`` (ReLU between them) and inputs (dX/dt,) at the distinct stage times (B, U, C)."""
     params = [p for linear in linears for p in (linear.weight, linear.bias)]
 
     def step(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor, y0: torch.Tensor,
@@ -132,12 +132,12 @@ class _Solve(torch.autograd.Function):
 
 
 class FinalTanhSteps(AdjointSteps):
-    """:class:`zoo.fast.solve.adjoint.AdjointSteps` of dz/dt = tanh(MLP(z)) · dX/dt by hand (inputs (dX/dt,)):
-    forward by :func:`zoo.fast.solve.tableau.integrate`, keeping nothing; on a backward step each stage
-    evaluates f at y_s
-    keeping its activations, then its vector-Jacobian product with a_s as in :class:`_Solve`
-    (``tanh_times_backward``, the layers' transposed products), and the step's weight
-    gradients Σ_s h b_s ḡ_sᵀ x_s in one product per layer."""
+    """:class:`zoo.fast.solve.adjoint.AdjointSteps` of dz/dt = tanh(MLP(z)) · dX/dt by hand
+    (inputs (dX/dt,)): forward by :func:`zoo.fast.solve.tableau.integrate`, keeping nothing; on
+    a backward step each stage evaluates f at y_s keeping its activations, then its
+    vector-Jacobian product with a_s as in :class:`_Solve` (``tanh_times_backward``, the layers'
+    transposed products), and the step's weight gradients Σ_s h b_s ḡ_sᵀ x_s in one product per
+    layer."""
 
     def __init__(self, linears: list[nn.Linear], channels: int):
         self.linears, self.channels = linears, channels

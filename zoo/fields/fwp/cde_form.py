@@ -24,7 +24,6 @@ from typing import Literal
 import torch
 from torch import nn
 
-from .fast_weight import Layout
 from .rules import Rule, Write
 from .slow_net import SlowNet, ValueNet
 
@@ -54,22 +53,16 @@ class CDEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return path.evaluate(t), path.derivative(t)
 
-    def raw(self, x: torch.Tensor, dx: torch.Tensor, layout: Layout = "rows"
-            ) -> tuple[torch.Tensor, ...]:
-        """The raw per-head (k, v, β) at (x, x′) in ``layout`` (:meth:`SlowNet.forward`)."""
+    def sources(self, x: torch.Tensor, dx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(what the keys read, what the values read) of x and x′."""
         source = {"x": x, "dx": dx}
-        k, beta = self.slow(source[self.keys_from], layout)
-        return k, self.values(source[self.values_from], layout), beta
+        return source[self.keys_from], source[self.values_from]
 
-    def write(self, x: torch.Tensor, dx: torch.Tensor, fast: bool = False) -> Write:
-        """The state-independent part at (x, x′): projections, LayerNorm, activations;
-        ``fast``: as the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s
-        fast kernel; where the rule passes the raw values and rates through, every output left
-        its layer, unformed: :class:`.stage_linear.StageLinear`)."""
-        layout = "stage_last" if fast else "rows"
-        if fast and self.rule.linear_values:
-            layout = "deferred"
-        return self.rule.write(*self.raw(x, dx, layout), fast=fast)
+    def write(self, x: torch.Tensor, dx: torch.Tensor) -> Write:
+        """The state-independent part at (x, x′): projections, LayerNorm, activations."""
+        keys_from, values_from = self.sources(x, dx)
+        k, beta = self.slow(keys_from)
+        return self.rule.write(k, self.values(values_from), beta)
 
     def forward(self, x: torch.Tensor, dx: torch.Tensor,
                 W: torch.Tensor | None = None) -> torch.Tensor:

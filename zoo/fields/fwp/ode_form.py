@@ -12,7 +12,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .fast_weight import Layout
 from .rules import Rule, Write
 from .slow_net import SlowNet
 
@@ -33,14 +32,9 @@ class ODEUpdate(nn.Module):
     def inputs(path, t: torch.Tensor) -> tuple[torch.Tensor]:
         return (path.evaluate(t),)
 
-    def raw(self, x: torch.Tensor, layout: Layout = "rows") -> tuple[torch.Tensor, ...]:
-        """The slow net's raw per-head (k, v, β) at x in ``layout`` (:meth:`SlowNet.forward`)."""
-        return self.slow(x, layout)
-
-    def write(self, x: torch.Tensor, fast: bool = False) -> Write:
-        """The state-independent part at x: projections, LayerNorm, activations; ``fast``: as
-        the Hebb fast path reads it (stage-last layout, :func:`small_softmax`'s fast kernel)."""
-        return self.rule.write(*self.raw(x, "stage_last" if fast else "rows"), fast=fast)
+    def write(self, x: torch.Tensor) -> Write:
+        """The state-independent part at x: projections, LayerNorm, activations."""
+        return self.rule.write(*self.slow(x))
 
     def forward(self, x: torch.Tensor, W: torch.Tensor | None = None) -> torch.Tensor:
         return self.rule.term(self.write(x), W)

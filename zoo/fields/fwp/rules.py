@@ -19,13 +19,13 @@ terms (..., H, h, h).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from ...kernels.tanh import tanh as compiled_tanh
 from ..small_softmax import small_softmax
 from .fast_weight import outer, retrieve
-from .stage_linear import StageLinear
 
 
 @dataclass
@@ -33,24 +33,12 @@ class Write:
     """What a rule writes, before it meets W: activated key, value and learning rate.
     ``key_logits``: the key field holds logits whose softmax over the key axis is the key
     (the Hebb fast read takes that softmax inside its kernel). On the Hebb fast path a field
-    may be its layer of the stage inputs, unformed (:class:`StageLinear`)."""
+    may be its layer of the stage inputs, unformed (:mod:`zoo.fast.fwp.layouts`)."""
 
-    key: torch.Tensor | StageLinear
-    value: torch.Tensor | StageLinear
-    rate: torch.Tensor | StageLinear
+    key: Any
+    value: Any
+    rate: Any
     key_logits: bool = False
-
-    def formed(self, values: bool = True) -> Write:
-        """The same write as tensors in the fast path's stage-last layout: layers evaluated,
-        the keys' softmax taken (:func:`small_softmax`'s fast kernel); unformed values stay so
-        unless ``values``."""
-        key = _tensor(self.key)
-        return Write(small_softmax(key, fast=True) if self.key_logits else key,
-                     _tensor(self.value) if values else self.value, _tensor(self.rate))
-
-
-def _tensor(x: torch.Tensor | StageLinear) -> torch.Tensor:
-    return x.tensor() if isinstance(x, StageLinear) else x
 
 
 class Rule:
@@ -84,11 +72,6 @@ class Rule:
         """φ of the response, into ``out`` when given; ``dim`` is the vector axis (the fast
         paths may store it first)."""
         return x if out is None else out.copy_(x)
-
-    def activate_backward(self, y: torch.Tensor, grad: torch.Tensor, dim: int = -1
-                          ) -> torch.Tensor:
-        """∂L/∂x from ∂L/∂φ(x) = ``grad`` and y = φ(x) (hand-written backward passes)."""
-        return grad
 
     def response(self, w: Write, read: torch.Tensor | None) -> torch.Tensor:
         """The term's response factor rate · φ(target − read) (read None: without the
@@ -145,9 +128,6 @@ class Oja(Rule):
     def activate(self, x, dim=-1, out=None):
         return torch.softmax(x, dim, out=out)
 
-    def activate_backward(self, y, grad, dim=-1):
-        return y * (grad - (y * grad).sum(dim, keepdim=True))
-
 
 @dataclass(frozen=True)
 class Delta(Rule):
@@ -161,9 +141,6 @@ class Delta(Rule):
 
     def activate(self, x, dim=-1, out=None):
         return torch.tanh(x, out=out) if self.post else super().activate(x, dim, out)
-
-    def activate_backward(self, y, grad, dim=-1):
-        return torch.ops.aten.tanh_backward(grad, y) if self.post else grad
 
 
 def make_rule(rule: str, delta: str = "pre", activate_hebb_values: bool = True) -> Rule:

@@ -5,8 +5,8 @@
 shared with the query path (:meth:`SlowNet.embed`). The output layer maps the embedding to
 per-head raw outputs: Linear(d → H·(2h+1)) split into (k, v, β) (direct-NODE ``kvb_net``) or
 Linear(d → H·(h+1)) split into (k, β) (CDE ``kb_net``, values come from :class:`ValueNet`).
-Default PyTorch initialisation throughout. The fast paths evaluate Linear → LayerNorm → Linear
-folded into input space (:mod:`.folded_norm`).
+Default PyTorch initialisation throughout. The fast paths read the same outputs in their own
+layouts (:mod:`zoo.fast.fwp.layouts`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .fast_weight import Layout, head_linear, split_heads
-from .folded_norm import foldable, folded_factors, folded_layer_norm
-from .stage_linear import StageLinear
+from .fast_weight import split_heads
 
 
 class SlowNet(nn.Module):
@@ -39,33 +37,9 @@ class SlowNet(nn.Module):
         """Raw per-head outputs from an embedding z (..., d)."""
         return split_heads(self.out(z), self.heads).split(self.parts, -1)
 
-    def forward(self, x: torch.Tensor, layout: Layout = "rows"
-                ) -> tuple[torch.Tensor, ...] | tuple[StageLinear, ...]:
-        """Raw per-head outputs at x in ``layout`` (:func:`head_linear`). The fast paths'
-        layouts go through :func:`folded_layer_norm` where that saves work, and make each
-        output (k, v, β) its own product (the rows of ``out`` regrouped by part); ``deferred``
-        leaves each its layer of the stage inputs, unformed (:class:`StageLinear`, scaled by
-        1/σ when folded)."""
-        if layout == "rows":
-            return self.split(self.embed(x))
-        scale = None
-        if not foldable(self.input_proj, self.out.in_features):
-            z, weight, bias = self.embed(x), self.out.weight, self.out.bias
-        elif layout == "deferred":
-            x_bar, scale, weight, bias = folded_factors(x, self.input_proj,
-                                                        self.input_layer_norm, self.out.weight,
-                                                        self.out.bias)
-            z = x_bar.mT
-        else:
-            z, weight, bias = folded_layer_norm(x, self.input_proj, self.input_layer_norm,
-                                                self.out.weight, self.out.bias)
-        weights = weight.unflatten(0, (self.heads, -1)).split(self.parts, 1)
-        biases = bias.unflatten(0, (self.heads, -1)).split(self.parts, 1)
-        if layout == "deferred":
-            return tuple(StageLinear(w.flatten(0, 1), b.flatten(), z, self.heads, scale)
-                         for w, b in zip(weights, biases))
-        return tuple(head_linear(w.flatten(0, 1), b.flatten(), z, self.heads, layout)
-                     for w, b in zip(weights, biases))
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Raw per-head outputs at x (…, H, c) each."""
+        return self.split(self.embed(x))
 
 
 class ValueNet(nn.Module):
@@ -77,16 +51,7 @@ class ValueNet(nn.Module):
         self.proj = nn.Linear(in_features, d)
         self.post = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)) if layernorm else None
 
-    def forward(self, x: torch.Tensor, layout: Layout = "rows") -> torch.Tensor | StageLinear:
-        """Per-head values in ``layout``, as :meth:`SlowNet.forward`; ``deferred``: their
-        stage-last layer, unformed (:class:`StageLinear`)."""
-        if self.post is None:
-            z, weight, bias = x, self.proj.weight, self.proj.bias
-        elif layout != "rows" and foldable(self.proj, self.proj.out_features):
-            z, weight, bias = folded_layer_norm(x, self.proj, self.post[0], self.post[1].weight,
-                                                self.post[1].bias)
-        else:
-            z, weight, bias = self.post[0](self.proj(x)), self.post[1].weight, self.post[1].bias
-        if layout == "deferred":
-            return StageLinear(weight, bias, z, self.heads)
-        return head_linear(weight, bias, z, self.heads, layout)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Per-head values at x (…, H, h)."""
+        z = self.proj(x)
+        return split_heads(z if self.post is None else self.post(z), self.heads)

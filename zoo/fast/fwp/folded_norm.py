@@ -33,7 +33,7 @@ def folded_layer_norm(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
     """(x̄ / σ, F, c): ``outer`` ∘ ``norm`` ∘ ``inner`` at x (…, N, u) is the linear map
     x̄/σ ↦ F x̄/σ + c, left to the caller so it can choose the output layout. x̄/σ is a
     (…, N, u+1) view of (…, u+1, N) memory, the layout of the stage-last product
-    (:func:`zoo.fields.fwp.fast_weight.stage_last_linear`)."""
+    (:func:`.layouts.stage_last_linear`)."""
     x_bar, rstd, weight, bias = folded_factors(x, inner, norm, outer_weight, outer_bias)
     return (x_bar * rstd[..., None, :]).mT, weight, bias
 

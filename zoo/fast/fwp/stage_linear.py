@@ -10,7 +10,7 @@ inputs,
 
 products of width ``in`` (Speech: 21) per stage instead of the H·c-wide layer (128) and its
 gradient. The Hebb-CDE keys and learning rates are such layers too, of the stage inputs scaled
-per stage (z_u s_u, the folded LayerNorm's x̄_u/σ_u, :mod:`zoo.fields.fwp.folded_norm`), which
+per stage (z_u s_u, the folded LayerNorm's x̄_u/σ_u, :mod:`zoo.fast.fwp.folded_norm`), which
 :func:`zoo.fast.fwp.layer_read.layer_read` reads with the values (their query folded in,
 :meth:`StageLinear.query_folded`) without forming any of them.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .fast_weight import head_linear
+from .layouts import head_linear
 
 
 @dataclass

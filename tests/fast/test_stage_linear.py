@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from zoo.fields.fwp.stage_linear import StageLinear
+from zoo.fast.fwp.stage_linear import StageLinear
 
 
 def test_reads_through_the_layer_equal_reads_of_the_values():

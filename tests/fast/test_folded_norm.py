@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from zoo.fields.fwp.folded_norm import foldable, folded_layer_norm
+from zoo.fast.fwp.folded_norm import foldable, folded_layer_norm
 
 
 def layers(u: int, d: int, out: int, dtype: torch.dtype):
