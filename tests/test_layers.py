@@ -142,3 +142,33 @@ def test_exceptions_are_still_needed():
         assert reason.strip(), f"exception {a} -> {b} needs a reason"
         assert layer[a] >= layer[b], f"{a} -> {b} follows the layers: drop the exception"
         assert (a, b) in used, f"{a} no longer imports {b}: drop the exception"
+
+
+#: tests that check the whole product rather than one part of the package, with what they check
+CROSS_CUTTING: dict[str, str] = {
+    "test_layers.py": "the layers above, and this layout of the tests",
+    "test_lint.py": "ruff over zoo and tests",
+    "test_failures.py": "bad input of every kind, end to end through the CLI",
+    "test_quickstart.py": "the README's commands",
+    "test_ui_browser.py": "the MLflow UI in a real browser",
+    "test_bench_report.py": "the benchmark scripts under bench/",
+    "test_own_data_page.py": "the walk-through docs/own-data.md, run as written",
+    "test_sources.py": "docs/sources.md against the code that cites it",
+}
+#: test folders that are not a zoo unit: the shipped specs, and the spec corpus of the error tests
+OTHER_FOLDERS = {"specs": "the shipped specs under specs/", "corpus": "specs that must fail"}
+
+
+def test_tests_mirror_the_package():
+    """Tests of ``zoo/<unit>/`` live in ``tests/<unit>/``; a test of a top-level module
+    ``zoo/<module>.py`` is ``tests/test_<module>[_<topic>].py``; the rest is named above."""
+    tests = Path(__file__).resolve().parent
+    units = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.stem for p in ROOT.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders - units - set(OTHER_FOLDERS) == set(), "test folders that mirror no zoo unit"
+    stray = [p.name for p in tests.glob("test_*.py") if p.name not in CROSS_CUTTING
+             and not any(p.stem == f"test_{m}" or p.stem.startswith(f"test_{m}_")
+                         for m in modules)]
+    assert stray == [], ("top-level tests that name no zoo module: move them to the folder of "
+                         "their unit, or add them to CROSS_CUTTING with what they check")

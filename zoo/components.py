@@ -112,7 +112,7 @@ class FieldConfig(ComponentConfig):
     #: spec may then leave ``model.solver`` out, and ``example_solver`` stands in for it
     needs_solver: ClassVar[bool] = True
     #: whether its body has a fast path (``model.implementation: fast``) that computes what
-    #: the generic path does; ``tests/test_every_fast_path.py`` holds both to it
+    #: the generic path does; ``tests/fast/test_every_fast_path.py`` holds both to it
     fast_path: ClassVar[bool] = False
 
     @abstractmethod

@@ -4,7 +4,7 @@ torchcde's ``CubicSpline.evaluate`` and ``derivative`` each gather their coeffic
 3d) separately, seven indexing calls for the pair, (B, T, C) each (Speech's 481 distinct stages:
 about 10 ms of a Hebb-CDE step). Here the same operations in the same order give the same values
 bit for bit (it reads the spline's stored coefficients, torchcde 0.2.5's buffers;
-``tests/fast/test_control_stages.py`` holds it to torchcde's calls):
+``tests/kernels/test_spline_stages.py`` holds it to torchcde's calls):
 
     X(t)  = a + (b + (½·2c + 3d·r/3)·r)·r,     X′(t) = b + (2c + 3d·r)·r,     r = t − t_i,
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import torch
 
 #: torchdiffeq's ``SOLVERS`` less ``scipy_solver``, written out so that validation needs no torch
-#: (tests/test_light_validation.py checks them against the installed torchdiffeq)
+#: (tests/cli/test_light_commands.py checks them against the installed torchdiffeq)
 METHODS = ("dopri8", "dopri5", "bosh3", "fehlberg2", "adaptive_heun", "euler", "midpoint",
            "heun2", "heun3", "rk4", "explicit_adams", "implicit_adams", "fixed_adams")
 FIXED_GRID = ("euler", "midpoint", "rk4", "heun2", "heun3", "explicit_adams", "implicit_adams",

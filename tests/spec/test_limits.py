@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-from test_spec_validation import SPEC
+from test_validate import SPEC
 
 from zoo import registry
 from zoo.cli.main import main
@@ -23,7 +23,7 @@ from zoo.errors import SpecError
 from zoo.spec.validate import estimate_parameters, load_spec
 from zoo.suggest import did_you_mean
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # the lines after SPEC are 13, 14, ...
 

@@ -5,11 +5,16 @@ being listed here; a body that runs a fast path its config does not declare fail
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
-from test_every_field import build, field_names, minimal_spec, tiny_batch
 from zoo import registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fields"))
+from test_every_field import build, field_names, minimal_spec, tiny_batch  # noqa: E402
 
 
 def with_implementation(spec, implementation: str):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 HEAVY = ("torch", "sklearn", "scipy", "torchcde", "torchdiffeq", "pysiglib", "signatory")
 
