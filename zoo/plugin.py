@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import torch
 
     from .build_context import BuildContext, DataShape
-    from .fields.initial import final_states, first_observation
+    from .fields.trajectory import final_states, first_observation
     from .series import Batch
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 _LAZY = {"BuildContext": "build_context", "DataShape": "build_context",
-         "first_observation": "fields.initial", "final_states": "fields.initial"}
+         "first_observation": "fields.trajectory", "final_states": "fields.trajectory"}
 
 
 @runtime_checkable

@@ -13,7 +13,7 @@ from zoo.build_context import Integrator
 from zoo.backprop.adjoint import AdjointConfig
 from zoo.backprop.direct import DirectConfig
 from zoo.controls.natural_cubic import NaturalCubicConfig
-from zoo.fields.initial import solve_at
+from zoo.fields.trajectory import solve_at
 from zoo.solvers.torchdiffeq_solver import TorchdiffeqConfig
 
 

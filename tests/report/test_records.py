@@ -15,7 +15,7 @@ from results.cli import zoo
 from zoo.errors import InputError
 from zoo.report import page, records
 from zoo.report.records import Record, merge
-from zoo.results.registry import load_registry
+from zoo.results.published import load_registry
 
 PAGE = REPO / "docs" / "reproduction.md"
 REGENERATE = ("zoo report --from-records reproductions/results --timings reproductions/timings "

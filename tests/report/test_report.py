@@ -217,7 +217,7 @@ def test_missing_store_is_one_message(tmp_path, monkeypatch, capsys):
 
 
 def test_within_rule():
-    from zoo.results.registry import load_registry
+    from zoo.results.published import load_registry
 
     entries = load_registry().entries
     delta = entries["irie2022/table1/speech/cde-delta"]  # 90.2 (0.2)

@@ -7,7 +7,7 @@ import yaml
 
 from results.cli import zoo
 from zoo.errors import InputError
-from zoo.results.registry import DEFAULT_ROOT, RegistryError, load_registry
+from zoo.results.published import DEFAULT_ROOT, RegistryError, load_registry
 
 
 @pytest.fixture(scope="module")

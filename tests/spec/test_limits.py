@@ -355,11 +355,11 @@ def test_missing_or_inherited_solver_says_what_to_do(write_spec, capsys):
                       .replace("raw_steps", "natural_cubic"))
     assert only(path, capsys) == (
         f"{path}:3:3: model.solver: required key is missing (field 'ncde' needs one, e.g. "
-        f"solver: {{kind: torchdiffeq, method: rk4}}; only ctgru, lstm need none)")
+        f"solver: {{kind: torchdiffeq, method: rk4}}; only cfc, ctgru, lstm need none)")
     path = write_spec(SPEC.replace("{kind: torchdiffeq, method: rk4}", "null"))
     assert only(path, capsys) == (
         f"{path}:9:11: model.solver: is empty (null); it needs a mapping with a kind (field "
-        f"'ncde' needs one, e.g. solver: {{kind: torchdiffeq, method: rk4}}; only ctgru, lstm "
+        f"'ncde' needs one, e.g. solver: {{kind: torchdiffeq, method: rk4}}; only cfc, ctgru, lstm "
         f"need none)")
     base = write_spec(SPEC, "base.yaml")
     child = write_spec("extends: base.yaml\nmodel:\n  control: {kind: raw_steps}\n"

@@ -116,7 +116,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..report.recipes import load_recipes
     from ..report.render import as_text, write_files
     from ..report.table import compare
-    from ..results.registry import load_registry
+    from ..results.published import load_registry
     from ..tracking.mlflow_run import resolve_uri
 
     if args.page is not None and args.from_records is None:

@@ -14,7 +14,22 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
-from .initial import StaticNetwork, first_observation
+from .trajectory import first_observation
+
+
+class StaticNetwork(nn.Module):
+    """Initial state from static features (Kidger et al. sepsis): Linear(S, hidden), ReLU,
+    Linear."""
+
+    def __init__(self, static_channels: int, hidden: int, out: int):
+        super().__init__()
+        if static_channels == 0:
+            raise ValueError("initial kind 'static' needs a dataset with static features")
+        self.net = nn.Sequential(nn.Linear(static_channels, hidden), nn.ReLU(),
+                                 nn.Linear(hidden, out))
+
+    def forward(self, static: torch.Tensor) -> torch.Tensor:
+        return self.net(static)
 
 
 class InitialState(nn.Module):

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from ..build_context import BuildContext
-from .initial import final_states, step_states
+from .trajectory import final_states, step_states
 from .initial_state import InitialState
 from .body import Body
 

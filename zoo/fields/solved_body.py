@@ -7,7 +7,7 @@ from torch import nn
 
 from ..build_context import BuildContext
 from .body import Body
-from .initial import output_index, solve_at, step_states
+from .trajectory import output_index, solve_at, step_states
 
 
 class SolvedBody(Body):

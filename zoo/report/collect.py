@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..results.registry import Entry
+from ..results.published import Entry
 from ..results.runs import finished_runs
 from ..tracking.mlflow_run import check_store
 from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key,

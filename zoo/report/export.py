@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..results.registry import Entry
+from ..results.published import Entry
 from .collect import Measurement, collect, spec_digest
 from .recipes import EPOCHS, Recipe, recipe_key, variants
 from .records import Record, merge, path_of, read, write

@@ -14,7 +14,7 @@ import statistics
 from pathlib import Path
 
 from ..errors import InputError
-from ..results.registry import Registry
+from ..results.published import Registry
 from .plot import comparison_figure
 from .recipes import recipe_key, split_key, variants
 from .records import Record

@@ -10,7 +10,7 @@ import csv
 import io
 from pathlib import Path
 
-from ..results.registry import Entry
+from ..results.published import Entry
 from ..tables import text_table
 from .files import atomic_write
 from .plot import comparison_figure

@@ -19,7 +19,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from ..results.registry import Entry
+from ..results.published import Entry
 from .collect import Measurement
 from .recipes import Recipe, recipe_key, variants
 

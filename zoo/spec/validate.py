@@ -407,7 +407,7 @@ def _check_reproduces(spec: Any, src: Source) -> list[str]:
             return [f"{src.where(('variant',))}: variant: a variant reads the protocol of a "
                     f"published number; set reproduces: too"]
         return []
-    from ..results.registry import DEFAULT_ROOT, load_registry
+    from ..results.published import DEFAULT_ROOT, load_registry
 
     if not DEFAULT_ROOT.is_dir():  # an installed copy without the repository's registry/
         return []

@@ -7,7 +7,7 @@ import torch
 
 from ...fields.fwp.body import FWPBody
 from ...fields.fwp.multilayer import TwoLayerUpdate
-from ...fields.initial import output_index
+from ...fields.trajectory import output_index
 from ..choice import implementation
 from .paths import fast_adjoint, fast_read, fast_weights
 

@@ -6,7 +6,7 @@ In the loop, the recurrent sums are Σ_i s_ij (W⁺E)_ij and Σ_i s_ij W⁺_ij w
 s_ij = σ(σ_ij v_i − σ_ij μ_ij) (one fused multiply-add inside the sigmoid). The fused solver
 (paper Eq. 3) keeps the terms that are constant during an input step out of its unfolds:
 v ← (c_num + cm/h · v + Σ a E) / (c_den + Σ a) with c_num = gl vleak + Σ a^s E^s and
-c_den = cm/h + gl + Σ a^s + ε. Explicit unfolds run :func:`zoo.fields.ltc.unfold.unfold`.
+c_den = cm/h + gl + Σ a^s + ε. Explicit unfolds run :func:`zoo.fields.ltc.membrane.unfold`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import torch
 
 from ...fields.ltc.cell import LTCCell
 from ...fields.ltc.synapse import SigmoidSynapses
-from ...fields.ltc.unfold import Currents, Membrane, unfold
+from ...fields.ltc.membrane import Currents, Membrane, unfold
 from ...kernels.compiled import Form, use_compiled
 from .compiled import compiled_synapse_sums
 from .fused import fused_unfolds

@@ -162,10 +162,10 @@ def first_step(f: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], t0: torc
 
 
 class AdaptiveSolve:
-    """Stands in for :class:`zoo.build_context.Integrator` in :func:`zoo.fields.initial.solve_at`:
-    solves with the integrator's adaptive method by :func:`dopri5_solve` over a body's stage
-    split (``func`` is ignored; the requested times set the steps, ``grid`` nothing, as in
-    torchdiffeq)."""
+    """Stands in for :class:`zoo.build_context.Integrator` in
+    :func:`zoo.fields.trajectory.solve_at`: solves with the integrator's adaptive method by
+    :func:`dopri5_solve` over a body's stage split (``func`` is ignored; the requested times set
+    the steps, ``grid`` nothing, as in torchdiffeq)."""
 
     def __init__(self, integrator, stage_inputs: StageInputs, field: StageField):
         self.integrator, self.stage_inputs, self.field = integrator, stage_inputs, field

@@ -125,8 +125,9 @@ def augmented_steps(block: FixedGrid, y: torch.Tensor, a: torch.Tensor, stage: S
 
 
 class FastAdjoint:
-    """Stands in for :class:`zoo.build_context.Integrator` in :func:`zoo.fields.initial.solve_at`:
-    solves with the integrator's solver by :func:`adjoint_solve` (``func`` is ignored)."""
+    """Stands in for :class:`zoo.build_context.Integrator` in
+    :func:`zoo.fields.trajectory.solve_at`: solves with the integrator's solver by
+    :func:`adjoint_solve` (``func`` is ignored)."""
 
     def __init__(self, integrator, stage_inputs: StageInputs, steps: AdjointSteps,
                  params: Sequence[torch.Tensor]):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import torch
 
-from ...fields.initial import output_index, step_states
+from ...fields.trajectory import output_index, step_states
 from .grid import FixedGrid
 from .tableau import Tableau, integrate
 

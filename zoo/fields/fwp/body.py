@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from ..body import Body
-from ..initial import output_index, solve_at
+from ..trajectory import output_index, solve_at
 from .fast_weight import as_matrices, flatten
 from .vector_field import LearningRuleField
 

@@ -81,7 +81,7 @@ class FWPConfig(FieldConfig):
     def build(self, ctx: BuildContext) -> FWPBody:
         from .body import FWPBody
         from .cde_form import CDEUpdate
-        from .initial_state import InitialFastWeight
+        from .initial_weights import InitialFastWeight
         from .multilayer import TwoLayerUpdate
         from .ode_form import ODEUpdate
         from .query_readout import QueryReadout

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from ...build_context import BuildContext
-from ..initial import final_states
+from ..trajectory import final_states
 from .query_readout import QueryReadout
 from .rules import Rule, make_rule
 from .slow_net import SlowNet

@@ -16,7 +16,7 @@ from torch import nn
 
 from .recurrent_body import RecurrentCell
 from .synapse import SigmoidSynapses, identity, uniform
-from .unfold import Membrane, unfold
+from .membrane import Membrane, unfold
 
 if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
     from ...solvers.unfold import LTCFusedConfig, UnfoldConfig

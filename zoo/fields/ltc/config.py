@@ -11,6 +11,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from ...components import FieldConfig
 from ...limits import Layers, Seed, Width
+from ..wiring import WiringOption, check_units
 
 if TYPE_CHECKING:
     from ...build_context import BuildContext
@@ -64,27 +65,38 @@ class LTCConfig(RecurrentFieldConfig):
     use_elapsed: bool = Field(False, description="ncps cell: fused step Δt/unfolds from the "
                                                  "elapsed times (else Δt = 1)")
     erev_seed: Seed = Field(1111, description="ncps cell: seed of the wiring's polarities")
+    wiring: WiringOption | None = Field(
+        None, description="ncps cell: an ncps wiring (fully_connected, ncp, auto_ncp), as "
+                          "ncps.torch.LTC(inputs, wiring); none: fully connected by erev_seed")
 
     solvers = ("ltc_fused", "unfold")
     example_solver = {"kind": "ltc_fused"}
 
     @model_validator(mode="after")
     def _ncps_options(self) -> LTCConfig:
-        fields = [name for name in ("constraint", "use_elapsed", "erev_seed")
+        fields = [name for name in ("constraint", "use_elapsed", "erev_seed", "wiring")
                   if getattr(self, name) != type(self).model_fields[name].default]
         if self.cell == "tf" and fields:
             raise ValueError(f"{', '.join(sorted(fields))} apply to cell 'ncps' only")
+        if self.wiring is not None and "erev_seed" in fields:
+            raise ValueError("erev_seed does not apply with a wiring: set the wiring's seed")
+        check_units(self.wiring, self.units, "units" in self.model_fields_set)
         return self
 
     def make_cell(self, ctx: BuildContext) -> LTCCell:
-        from .cell_ncps import NCPSLTCCell
+        from .cell_ncps import NCPSLTCCell, WiredNCPSLTCCell
         from .cell_tf import TFLTCCell
 
         solver = ctx.spec.model.solver
         if self.cell == "tf":
             return TFLTCCell(ctx.input_channels, self.units, solver)
+        if self.wiring is not None and not self.wiring.all_to_all(self.units):
+            return WiredNCPSLTCCell(ctx.input_channels,
+                                    self.wiring.build(ctx.input_channels, self.units), solver,
+                                    self.constraint, self.use_elapsed)
+        seed = self.erev_seed if self.wiring is None else self.wiring.seed
         return NCPSLTCCell(ctx.input_channels, self.units, solver, self.constraint,
-                           self.use_elapsed, self.erev_seed)
+                           self.use_elapsed, seed)
 
 
 class CTRNNConfig(RecurrentFieldConfig):

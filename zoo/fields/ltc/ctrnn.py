@@ -15,7 +15,7 @@ import torch
 
 from ...dense import glorot_linear
 from .recurrent_body import RecurrentCell
-from .unfold import clipper
+from .membrane import clipper
 
 if TYPE_CHECKING:  # the solver comes in built; fields import no solver module
     from ...solvers.unfold import UnfoldConfig

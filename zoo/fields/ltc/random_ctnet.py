@@ -32,7 +32,7 @@ from torch import nn
 from torchdiffeq._impl.odeint import SOLVERS
 
 from ...build_context import BuildContext
-from ..initial import final_states
+from ..trajectory import final_states
 from .activations import activation
 from ..body import Body
 

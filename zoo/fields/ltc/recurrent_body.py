@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from ..body import Body
-from ..initial import final_states
+from ..trajectory import final_states
 
 
 class RecurrentCell(nn.Module):

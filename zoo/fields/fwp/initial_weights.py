@@ -22,7 +22,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..initial import StaticNetwork, first_observation
+from ..initial_state import StaticNetwork
+from ..trajectory import first_observation
 from .fast_weight import split_heads
 from .rules import Hebb
 

@@ -1,24 +1,10 @@
-"""Initial-state networks shared by the field families."""
+"""What a body reads off a path and a solved trajectory: the initial observation, the state at
+each series' final observation or at every observation, and a solve that asks only for the
+times it needs."""
 
 from __future__ import annotations
 
 import torch
-from torch import nn
-
-
-class StaticNetwork(nn.Module):
-    """Initial state from static features (Kidger et al. sepsis): Linear(S, hidden), ReLU,
-    Linear."""
-
-    def __init__(self, static_channels: int, hidden: int, out: int):
-        super().__init__()
-        if static_channels == 0:
-            raise ValueError("initial kind 'static' needs a dataset with static features")
-        self.net = nn.Sequential(nn.Linear(static_channels, hidden), nn.ReLU(),
-                                 nn.Linear(hidden, out))
-
-    def forward(self, static: torch.Tensor) -> torch.Tensor:
-        return self.net(static)
 
 
 def first_observation(path) -> torch.Tensor:
