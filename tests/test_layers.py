@@ -25,9 +25,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("serving",),  # the logged MLflow pyfunc model
     ("predict",),  # zoo.load_model, zoo predict / evaluate
     ("predict_frame",),  # new data read as the training data was
-    ("plots", "results"),  # learning curves; the published-results registry, finished runs
+    ("plots",),  # learning curves
     ("training",),  # the training loop, optimiser recipe, checkpoints
     ("spec",),  # the spec model and its validation (which builds a model to count parameters)
+    ("results",),  # the published-results registry (a spec's `reproduces:`), finished runs
     ("model", "datasets"),  # ZooModel = control + field body + readout; the built-in datasets
     ("plugin",),  # the plugin API: base configs, protocols, helpers (some loaded on first use)
     ("fast",),  # fast paths, by model family; attached to the bodies they serve
@@ -37,15 +38,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("registry",),  # components discovered from entry points
     ("components",),  # the extension contracts
     ("build_context",),  # what a field needs to build itself
-    ("series", "dense", "tracking"),  # data as tensors; dense layers; MLflow logging
+    ("series", "dense", "tracking", "located_yaml"),  # data as tensors; dense layers; MLflow
+    # logging; YAML with the location of every value
     ("errors", "limits", "suggest", "filemodes", "tables", "version"),  # shared basics
 )
 
 #: (importer, imported): reason. The only imports allowed against the layers.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("spec", "results"): "a spec's `reproduces:` must name an entry of the published-results "
-                         "registry, whose YAML is read with spec.source",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:

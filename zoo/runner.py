@@ -370,7 +370,7 @@ def run_spec(spec: dict | str | Path, *, overrides: list[str] | tuple[str, ...] 
     import copy
 
     from .predict import load_model
-    from .spec.source import Loc, Source
+    from .located_yaml import Loc, Source
     from .spec.validate import apply_overrides, load_spec, validate_source
 
     if isinstance(spec, dict):

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputError, SpecError
-from ..spec.source import Loc, Source, parse_text
+from ..located_yaml import Loc, Source, parse_text
 from ..suggest import did_you_mean
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "registry"

@@ -130,7 +130,7 @@ def summarise(study, spec: Any, tracker: MlflowRun, spec_path: Path, opts: Searc
 def write_best_spec(spec_path: Path, overrides: list[str], best, metric: str, out: Path) -> Path:
     """A spec that extends the searched one with the best trial's values (and the command
     line's overrides), without its search: ``zoo run`` and ``zoo sweep`` take it."""
-    from ..spec.source import Loc, Source
+    from ..located_yaml import Loc, Source
     from ..spec.validate import apply_overrides
     from .study import as_overrides
 

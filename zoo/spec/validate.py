@@ -23,7 +23,8 @@ from ..limits import MAX_PARAMETERS, seed_in_range
 from ..suggest import did_you_mean
 from .schema import PLUGIN_SECTIONS, spec_model
 from .sections import EPOCH_METRICS, TRAIN_EVAL
-from .source import Key, Loc, Source, read_spec_file
+from ..located_yaml import Key, Loc, Source
+from .source import read_spec_file
 
 
 def apply_overrides(src: Source, overrides: list[str]) -> None:

@@ -22,7 +22,7 @@ from ..components import stored_task
 from ..errors import InputError
 from ..model import ZooModel
 from ..series import TaskInfo
-from ..spec.source import parse_text
+from ..located_yaml import parse_text
 from ..spec.validate import validate_source
 
 
