@@ -24,6 +24,11 @@ BASELINES = [({"kind": "ctrnn"}, {"kind": "unfold"}),
              ({"kind": "lstm"}, {"kind": "unfold"}),
              ({"kind": "ctgru"}, {"kind": "unfold"}),
              ({"kind": "ctgru", "decay": "paper", "clip": 0.5}, {"kind": "unfold"})]
+#: the CfC layer's modes and options that change its loop
+CFC = [({"kind": "cfc", "units": 5, "backbone_units": 6, **options}, {"kind": "unfold"})
+       for options in ({}, {"mode": "no_gate"}, {"mode": "minimal"},
+                       {"backbone_layers": 2, "activation": "silu"},
+                       {"use_elapsed": True, "time_scale": 0.5})]
 LTC = [({"kind": "ltc", **cell}, solver) for cell in CELLS for solver in SOLVERS]
 
 
@@ -33,7 +38,7 @@ def case_id(case) -> str:
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-@pytest.mark.parametrize("case", LTC + BASELINES, ids=case_id)
+@pytest.mark.parametrize("case", LTC + BASELINES + CFC, ids=case_id)
 def test_fast_equals_generic(case, dtype):
     assert_ltc_fast_equals_generic(case, dtype)
 
@@ -65,3 +70,13 @@ def test_fast_equals_generic_with_compiled_kernels_off(monkeypatch, dtype):
     monkeypatch.setenv("ZOO_COMPILED_KERNELS", "0")
     for cell in CELLS:
         test_fast_equals_generic(({"kind": "ltc", **cell}, {"kind": "ltc_fused"}), dtype)
+
+
+@pytest.mark.parametrize("options, reason", [
+    ({"mixed_memory": True}, "mixed memory"),
+    ({"wiring": {"kind": "auto_ncp", "output_size": 2}}, "wired CfC"),
+    ({"backbone_layers": 0}, "no backbone layer")])
+def test_cfc_variants_without_a_fast_path_say_why(options, reason):
+    model = make_model({"kind": "cfc", "units": 8, **options}, {"kind": "unfold"})
+    assert model.body.implementation_used == f"generic ({reason})"
+    assert model.body.fast_path is None

@@ -203,10 +203,10 @@ def test_parameter_counts_equal_ncps(units, options, theirs):
     assert parameter_count(ours) == parameter_count(theirs())
 
 
-def test_cfc_body_in_a_model_reads_steps_and_reports_no_fast_path():
+def test_cfc_body_in_a_model_reads_steps_and_reports_its_fast_path():
     model = make_model({"kind": "cfc", "units": 6, "backbone_units": 8}, {"kind": "unfold"},
                        per_step=False).double()
-    assert model.body.implementation_used == "generic (no fast path)"
+    assert model.body.implementation_used == "fast"
     assert model.body.features == 6
     batch = tiny_batch(model)
     path = model.control.path(batch.times, batch.coeffs)
@@ -359,5 +359,5 @@ def test_zoo_run_trains_a_tiny_cfc(write_spec, tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     assert code == 0, out.err
     # 204 parameters of ncps's CfC(3, AutoNCP(8, 3)) for the 3 channels, 16 of the readout
-    assert "(220 parameters, generic (no fast path) path)" in out.out + out.err
+    assert "(220 parameters, generic (wired CfC) path)" in out.out + out.err
     assert "finished (best epoch 1): test/loss" in out.out

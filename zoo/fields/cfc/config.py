@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
-from ...components import NO_FAST_PATH, FieldConfig
+from ...components import FieldConfig
 from ...limits import MAX_LAYERS, Width
 from ..wiring import FullyConnectedWiring, WiringOption, check_units
 
@@ -55,7 +55,7 @@ class CfCConfig(FieldConfig):
     solvers = ("unfold",)
     example_solver = {"kind": "unfold"}
     needs_solver = False  # a closed-form update: model.solver may be left out
-    fast_path: ClassVar[bool] = False
+    fast_path: ClassVar[bool] = True
 
     @model_validator(mode="after")
     def _consistent(self) -> CfCConfig:
@@ -77,6 +77,4 @@ class CfCConfig(FieldConfig):
         from ..ltc.recurrent_body import RecurrentBody
         from .cell import make_cell
 
-        body = RecurrentBody(make_cell(self, ctx.input_channels), ctx.shape.task.per_step)
-        body.implementation_used = NO_FAST_PATH
-        return body
+        return RecurrentBody(make_cell(self, ctx.input_channels), ctx.shape.task.per_step)

@@ -78,16 +78,29 @@ class CfCUpdate(nn.Module):
             return head(z)
         return F.linear(z, head.weight * self.mask, head.bias)
 
-    def forward(self, x: torch.Tensor, h: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
-        z = self.backbone(torch.cat([x, h], -1))
-        f1 = self.synapses(self.ff1, z)
+    def heads(self) -> list[nn.Linear]:
+        """The heads read from z: f₁ (``minimal``), else f₁, f₂, t_a, t_b."""
         if self.mode == "minimal":
+            return [self.ff1]
+        return [self.ff1, self.ff2, self.time_a, self.time_b]
+
+    def closed_form(self, heads: list[torch.Tensor], t: float | torch.Tensor) -> torch.Tensor:
+        """h' from the heads' values at z (as :meth:`heads` lists them) and the time t."""
+        if self.mode == "minimal":
+            f1 = heads[0]
             return -self.A * torch.exp(-t * (self.w_tau.abs() + f1.abs())) * f1 + self.A
-        f1, f2 = torch.tanh(f1), torch.tanh(self.synapses(self.ff2, z))
-        gate = torch.sigmoid(self.time_a(z) * t + self.time_b(z))
+        f1, f2, time_a, time_b = heads
+        f1, f2 = torch.tanh(f1), torch.tanh(f2)
+        gate = torch.sigmoid(time_a * t + time_b)
         if self.mode == "no_gate":
             return f1 + gate * f2
         return f1 * (1.0 - gate) + gate * f2
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
+        z = self.backbone(torch.cat([x, h], -1))
+        heads = self.heads()  # f₁, f₂ read through the synapses; t_a, t_b read all of z
+        return self.closed_form([self.synapses(head, z) for head in heads[:2]]
+                                + [head(z) for head in heads[2:]], t)
 
     def output(self, h: torch.Tensor) -> torch.Tensor:
         return h
