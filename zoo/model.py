@@ -45,6 +45,11 @@ class ZooModel(nn.Module):
         vf = getattr(self.body, "vector_field", self.body)
         return list(vf.parameters())
 
+    def penalty(self) -> torch.Tensor | float:
+        """The field's own regulariser (the body's optional ``penalty()``), added to the
+        training loss with ``train.weight_penalty``'s; 0 when the body has none."""
+        return self.body.penalty() if hasattr(self.body, "penalty") else 0.0
+
     def constrain(self) -> None:
         """Project parameters back into their feasible set after an optimiser step, if needed."""
         if hasattr(self.body, "constrain"):

@@ -56,9 +56,10 @@ class ControlPath(Protocol):
 class FieldBody(Protocol):
     """The module a field's ``build()`` returns: ``body(path, batch)`` gives the features the
     readout reads, ``features`` wide. Optional attributes the model uses when present:
-    ``vector_field`` (the parameters of ``penalty_scope: field``), ``constrain()`` (called after
-    each optimiser step) and ``implementation_used`` (``"fast"`` or ``"generic ..."``, for a
-    field that declares ``fast_path``)."""
+    ``vector_field`` (the parameters of ``penalty_scope: field``), ``penalty()`` (a regulariser
+    added to the training loss), ``constrain()`` (called after each optimiser step) and
+    ``implementation_used`` (``"fast"`` or ``"generic ..."``, for a field that declares
+    ``fast_path``)."""
 
     features: int
 

@@ -1,6 +1,6 @@
 """Spec options of the neural CDE/RDE family and its baselines (``ncde``, ``matrix_ncde``,
-``nrde``, ``gru_ode``, ``ode_rnn``, ``jacobian``), apart from their models: validating a spec
-imports no torch; ``build`` imports the model module when a model is built.
+``nrde``, ``log_ncde``, ``gru_ode``, ``ode_rnn``, ``jacobian``), apart from their models:
+validating a spec imports no torch; ``build`` imports the model module when a model is built.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .cde_body import CDEBody
     from .gru_ode import GRUODE
     from .jacobian import JacobianNCDE
+    from .log_ncde import LogNCDE
     from .nrde import NeuralRDE
     from .ode_rnn import ODERNN
 
@@ -96,6 +97,54 @@ class NRDEConfig(FieldConfig):
         field = NRDEField(ctx.input_channels, self.hidden, self.hidden_hidden, self.layers,
                           self.share_hidden_weights, self.tanh_position)
         return NeuralRDE(ctx, InitialState(ctx, self.hidden), field, self.hidden)
+
+
+class LogNCDEConfig(FieldConfig):
+    """Log neural CDE (Walker et al. 2024): log-ODE steps with the Lie brackets of the field.
+
+    dh/ds = f(h)·λ¹ + Σ_{j<k} [f_j, f_k](h)·λ²_jk on each window of a ``logsig`` control (depth
+    1: increments only; depth 2: with the Lévy areas), f(h) = tanh(MLP_SiLU(h)) as an h × C
+    matrix (docs/fields/log_ncde.md, docs/sources.md#lncde).
+    """
+
+    fast_path: ClassVar[bool] = False
+
+    kind: Literal["log_ncde"] = "log_ncde"
+    hidden: Width = Field(64, description="state size h")
+    hidden_hidden: Width = Field(64, description="width w of the vector-field MLP (vf_width)")
+    layers: Layers = Field(3, description="hidden layers of the MLP (vf_depth)")
+    init_scale: float = Field(
+        1000.0, gt=0, description="the MLP's initial weights and biases are divided by this "
+                                  "(the code's scale, 1000 in every UEA run)")
+    penalty: float = Field(
+        0.0, ge=0, description="λ of the code's Lip(2) regulariser: training loss += "
+                               "λ·Σ_layers (mean of the row norms ‖W_r‖₂ + ‖b‖₂) of the MLP")
+
+    requires = frozenset({"derivative"})
+    initials = ("first_observation", "zeros")
+    example_solver: ClassVar[dict] = {"kind": "torchdiffeq", "method": "heun2"}
+
+    def check(self, spec) -> list[tuple[str, str]]:
+        control = spec.model.control
+        if control.kind != "logsig":
+            return [("model.control.kind", "field 'log_ncde' is driven by log-signature "
+                     "windows: use the logsig control (depth 1 or 2)")]
+        if control.depth > 2:
+            return [("model.control.depth", f"field 'log_ncde' has the terms of depth 1 and 2 "
+                     f"only (increments and Lie brackets), not {control.depth}: use depth 1 or 2")]
+        return []
+
+    def build(self, ctx: BuildContext) -> LogNCDE:
+        from .initial_state import InitialState
+        from .log_ncde import LogNCDE, LogNCDEField
+
+        control = ctx.spec.model.control
+        windows = control.kind == "logsig"
+        channels = ctx.shape.input_channels if windows else ctx.input_channels
+        field = LogNCDEField(channels, self.hidden, self.hidden_hidden, self.layers,
+                             self.init_scale)
+        return LogNCDE(ctx, InitialState(ctx, self.hidden), field,
+                       control.depth if windows else 1, windows, self.penalty)
 
 
 class GRUODEConfig(FieldConfig):

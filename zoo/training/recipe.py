@@ -8,7 +8,8 @@ loss += c · Σ_p ‖p‖₂ (per-tensor L2 norm, not squared) over the model, t
 model without its static-feature initial-state network (the FWP Sepsis code penalises its inner
 model only: ``regularise_parameters`` is the model that ``InitialValueNetwork`` wraps,
 IDSIA/neuraldiffeq-fwp ``speech_and_physionet/experiments/sepsis.py`` ``new_make_model`` and
-``common.py`` ``_add_weight_regularisation``).
+``common.py`` ``_add_weight_regularisation``). A field body's optional ``penalty()`` (the
+log neural CDE's Lip(2) term) is added to it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..fields.initial import StaticNetwork
+from ..fields.initial_state import StaticNetwork
 from ..model import ZooModel
 
 
@@ -52,10 +53,12 @@ def penalised_parameters(model: ZooModel, scope: str) -> list[nn.Parameter]:
 
 
 def weight_penalty(model: ZooModel, train) -> torch.Tensor | float:
+    """c · Σ_p ‖p‖₂ over ``train.penalty_scope``, plus the field body's own ``penalty()``."""
+    own = model.penalty()
     if train.weight_penalty == 0:
-        return 0.0
+        return own
     params = penalised_parameters(model, train.penalty_scope)
-    return train.weight_penalty * sum(p.norm() for p in params)
+    return own + train.weight_penalty * sum(p.norm() for p in params)
 
 
 def make_scheduler(optimizer: torch.optim.Optimizer, train):
