@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cost of a spec whose full run does not fit here: one training epoch of the shipped spec
 # (seed 1), on the data of the local mirror (partial copies are labelled by their loaders).
-# The runs change only train.epochs (and let evaluation keep a last incomplete batch, which a
-# subset smaller than one batch needs), so `zoo report --export ... --timings DIR` records them
+# The runs change only train.epochs (and let training and evaluation keep a last incomplete
+# batch, which a subset smaller than one batch needs; a full epoch then has at most one more
+# partial batch than the recipe's), so `zoo report --export ... --timings DIR` records them
 # for their cost per epoch; they are never results.
 # Usage: STORE=/tmp/repro/timing.db reproductions/epoch_timing.sh SPEC...
 set -euo pipefail
@@ -12,7 +13,8 @@ STORE=${STORE:-/tmp/repro/timing.db}
 mkdir -p "$(dirname "$STORE")"
 for spec in "$@"; do
   start=$(date +%s)
-  .venv/bin/zoo run "$spec" --seed 1 -o train.epochs=1 -o train.eval_shuffle_drop_last=false \
+  .venv/bin/zoo run "$spec" --seed 1 -o train.epochs=1 -o train.drop_last=false \
+    -o train.eval_shuffle_drop_last=false \
     --tracking-uri "sqlite:///$STORE" --no-progress
   echo "$spec: $(( $(date +%s) - start )) s wall for the whole command"
 done

@@ -182,7 +182,8 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     shows the epoch times of both, and the complete seeds' training time."""
     uri, client, log, one, _ = store
     short = log(SPEECH, {"test/accuracy": 0.4}, seed=5, start=6000,
-                overrides=["train.epochs=1", "train.eval_shuffle_drop_last=false"])
+                overrides=["train.epochs=1", "train.drop_last=false",
+                           "train.eval_shuffle_drop_last=false"])
     client.log_metric(short, "time/epoch_seconds", 10.0, step=1)
     log(SPEECH, {"test/accuracy": 0.4}, seed=6, start=6001,
         overrides=["train.epochs=1", "train.optimizer.lr=0.1"])  # not only shortened

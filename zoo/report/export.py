@@ -6,7 +6,8 @@ recorded in a file of its own), the newest run of each seed. Runs of any other s
 runs of a seed are skipped, and said so, grouped by reason.
 
 With a ``timings`` folder, the runs that changed only the recipe's number of epochs (and at
-most how evaluation batches are drawn, which a subset smaller than a batch needs), as
+most whether a last incomplete batch is trained and evaluated, which a subset smaller than a
+batch needs), as
 ``reproductions/epoch_timing.sh`` runs them, are recorded there the same way, for their cost per
 epoch only: they are never results.
 """
@@ -51,7 +52,7 @@ def _choose(runs: list[Measurement]) -> tuple[list[Measurement], dict[str, list[
     return chosen, skipped
 
 
-TIMING_CHANGES = {EPOCHS, "train.eval_shuffle_drop_last"}
+TIMING_CHANGES = {EPOCHS, "train.eval_shuffle_drop_last", "train.drop_last"}
 
 
 def shortened(m: Measurement) -> bool:
