@@ -231,3 +231,21 @@ def test_within_rule():
     assert Row(bound, Stats(70.0, 1.0, 5), None, ()).within is False
     no_std = entries["irie2022/text/speech/ncde-better-interpolation"]
     assert Row(no_std, Stats(93.0, 1.0, 5), None, ()).within is None
+
+
+def test_an_option_added_after_a_run_at_its_unset_value_is_no_difference():
+    """A run that predates an option (it logged no such key) matches a recipe that leaves the
+    option null; a later option the recipe sets to a value, or a logged null against a value,
+    is still a difference."""
+    from pathlib import Path
+
+    from zoo.report.recipes import Recipe, differences
+
+    recipe = Recipe(Path("spec.yaml"), {"train.epochs": "199", "model.field.wiring": "null",
+                                        "model.readout.init": "glorot_uniform"})
+    old_run = {"train.epochs": "199", "model.readout.init": "glorot_uniform"}
+    assert differences(old_run, recipe) is None
+    assert differences({"train.epochs": "199"}, recipe) == (
+        "model.readout.init=(not logged) (recipe glorot_uniform)")
+    assert differences({**old_run, "model.field.wiring": "{'kind': 'ncp'}"}, recipe) == (
+        "model.field.wiring={'kind': 'ncp'} (recipe null)")

@@ -87,10 +87,12 @@ def variant_of(params: dict[str, str]) -> str | None:
 
 def changed_keys(params: dict[str, str], recipe: Recipe) -> list[str]:
     """The compared keys whose value in ``params`` differs from the recipe's, ``train.epochs``
-    first."""
+    first. A key the run did not log where the recipe leaves it unset (null) is an option added
+    after the run, at the value that keeps the earlier behaviour: not a difference."""
     ran = comparable(params)
     keys = sorted(k for k in ran.keys() | recipe.params.keys()
-                  if ran.get(k) != recipe.params.get(k))
+                  if ran.get(k) != recipe.params.get(k)
+                  and not (k not in ran and recipe.params.get(k) in (None, "null")))
     keys.sort(key=lambda k: k != EPOCHS)
     return keys
 
