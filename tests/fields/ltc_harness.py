@@ -31,3 +31,13 @@ def tiny_batch(model: ZooModel, *, size: int = 2, length: int = 4, seed: int = 0
     y = torch.randint(0, 3, (size, length) if per_step else (size,), generator=gen)
     return Batch(times, model.control.prepare(times, values), y,
                  torch.full((size,), length - 1, dtype=torch.long))
+
+
+def ncps_parameter_names() -> dict[str, str]:
+    """Our ncps-cell parameter names -> ncps's ``LTCCell`` attribute names."""
+    names = {"gleak": "gleak", "vleak": "vleak", "cm": "cm", "input_w": "input_w",
+             "input_b": "input_b"}
+    for ours, their in [("recurrent", ""), ("sensory", "sensory_")]:
+        for p in ("w", "mu", "sigma", "erev"):
+            names[f"{ours}.{p}"] = their + p
+    return names

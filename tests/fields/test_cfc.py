@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
-from ltc_harness import make_model, tiny_batch
+from ltc_harness import make_model, ncps_parameter_names, tiny_batch
 from pydantic import ValidationError
 
 from zoo.fields.cfc.cell import make_cell
@@ -259,11 +259,7 @@ def ltc_pair(wiring: str, constraint: str, seed: int = 3):
                             implicit_param_constraints=constraint == "softplus").double()
     body = RecurrentBody(config.make_cell(ctx), per_step=True).double()
     cell = body.cell
-    names = {"gleak": "gleak", "vleak": "vleak", "cm": "cm", "input_w": "input_w",
-             "input_b": "input_b"}
-    for ours, their in [("recurrent", ""), ("sensory", "sensory_")]:
-        for p in ("w", "mu", "sigma", "erev"):
-            names[f"{ours}.{p}"] = their + p
+    names = ncps_parameter_names()
     params = dict(cell.named_parameters())
     with torch.no_grad():
         assert torch.equal(params["recurrent.erev"], theirs.rnn_cell.erev)  # from the wiring

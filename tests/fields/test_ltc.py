@@ -6,7 +6,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ltc_harness import make_model, tiny_batch
+from ltc_harness import make_model, ncps_parameter_names, tiny_batch
 
 from zoo.fields.ltc.cell_ncps import NCPSLTCCell, wiring_polarities
 from zoo.fields.ltc.cell_tf import TF_CLIPS, TFLTCCell
@@ -167,11 +167,7 @@ def ncps_pair():
         theirs = ncps_torch.LTCCell(FullyConnected(6), in_features=3,
                                     implicit_param_constraints=constraint == "softplus")
         mine = NCPSLTCCell(3, 6, LTCFusedConfig(), constraint=constraint, use_elapsed=True)
-        names = {"gleak": "gleak", "vleak": "vleak", "cm": "cm", "input_w": "input_w",
-                 "input_b": "input_b"}
-        for ours, their in [("recurrent", ""), ("sensory", "sensory_")]:
-            for p in ("w", "mu", "sigma", "erev"):
-                names[f"{ours}.{p}"] = their + p
+        names = ncps_parameter_names()
         params = dict(mine.named_parameters())
         with torch.no_grad():
             for ours, their in names.items():
