@@ -8,6 +8,7 @@ under ``zoo run``) or FAILED on an error. Its temporary folders are removed howe
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -206,8 +207,8 @@ class _Session:
 
     def train(self) -> RunResult:
         """Train and log the test metrics, in a working folder removed afterwards."""
-        with tempfile.TemporaryDirectory(prefix="zoo-run-") as workdir:
-            self.workdir = Path(workdir)
+        with work_folder() as workdir:
+            self.workdir = workdir
             with compiled.recording() as kernels:
                 test = self.trainer.fit(self.on_epoch)
             state = self.trainer.state
@@ -227,6 +228,20 @@ class _Session:
                 self.tracker.finish("FINISHED")
         return RunResult(self.tracker.run_id, self.tracker.uri, test, state.best_epoch,
                          self.tracker.experiment_id)
+
+
+@contextmanager
+def work_folder() -> Iterator[Path]:
+    """A temporary folder removed however the block ends. It is made with interrupts held
+    back, so that a Ctrl-C or SIGTERM cannot fall between its creation and its removal."""
+    path = None
+    try:
+        with interrupts_deferred():
+            path = Path(tempfile.mkdtemp(prefix="zoo-run-"))
+        yield path
+    finally:
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 @contextmanager
