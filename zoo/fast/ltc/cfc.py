@@ -12,6 +12,7 @@ import torch
 from torch.nn import functional as F
 
 from ...fields.cfc.cell import CfCCell
+from ...fields.cfc.wired import WiredCfC
 from .baselines import run, split_layer
 
 
@@ -19,7 +20,7 @@ def limit(cell: CfCCell) -> str | None:
     """Why ``cell`` runs the generic path, or None when the fast path serves it."""
     if cell.memory is not None:
         return "mixed memory"
-    if getattr(cell.update, "mask", 0) is not None or not hasattr(cell.update, "backbone"):
+    if isinstance(cell.update, WiredCfC):
         return "wired CfC"
     if not len(cell.update.backbone):
         return "no backbone layer"

@@ -7,6 +7,8 @@ steps with a hand-written reverse pass (:mod:`.final_tanh`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 
 from ...fields.cde_body import CDEBody
@@ -27,7 +29,7 @@ class SolvedFastPath:
 
     def forward(self, body: SolvedBody, path, batch) -> torch.Tensor:
         z0, integrate = body.z0(path, batch), body.integrate
-        inputs = lambda t: body.stage_inputs(path, t)  # noqa: E731
+        inputs = partial(body.stage_inputs, path)
         if integrate.backprop.kind == "adjoint":
             solve = FastAdjoint(integrate, inputs, adjoint_steps(body),
                                 body.vector_field.parameters())
