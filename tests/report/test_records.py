@@ -32,6 +32,25 @@ def test_page_section_is_what_the_records_give():
     assert shown == expected, f"the results section is stale; run: {REGENERATE}"
 
 
+def test_committed_records_are_of_the_shipped_specs():
+    """Every committed record names the digest of the spec now shipped for its entry: a changed
+    recipe makes its records stale (re-run them), and an option added later at its unset value
+    (null) leaves them counting, as the next export keeps them."""
+    from zoo.report.collect import spec_digest
+    from zoo.report.recipes import load_recipes, recipe_key
+
+    for folder in ("results", "timings"):
+        found = records.load(REPO / "reproductions" / folder)
+        keys = {recipe_key(r.id, r.variant) for rs in found.values() for r in rs}
+        shipped = load_recipes({key.partition("@")[0] for key in keys})
+        for rs in found.values():
+            for r in rs:
+                key = recipe_key(r.id, r.variant)
+                assert r.recipe == spec_digest(shipped[key].params), (
+                    f"reproductions/{folder}/{key}.jsonl seed {r.seed}: recorded under another "
+                    f"spec than {shipped[key].path.relative_to(REPO)}")
+
+
 @pytest.fixture
 def store(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"

@@ -249,3 +249,15 @@ def test_an_option_added_after_a_run_at_its_unset_value_is_no_difference():
         "model.readout.init=(not logged) (recipe glorot_uniform)")
     assert differences({**old_run, "model.field.wiring": "{'kind': 'ncp'}"}, recipe) == (
         "model.field.wiring={'kind': 'ncp'} (recipe null)")
+
+
+def test_an_option_added_at_its_unset_value_keeps_the_recipe_digest():
+    """The digest that records carry ignores keys left null, like :func:`differences`; any
+    value that is set still changes it."""
+    from zoo.report.collect import spec_digest
+
+    before = {"train.epochs": "199", "model.readout.init": "glorot_uniform"}
+    assert spec_digest({**before, "model.field.wiring": "null"}) == spec_digest(before)
+    assert spec_digest({**before, "seed": "3", "tracking.uri": "x"}) == spec_digest(before)
+    assert spec_digest({**before, "model.field.wiring": "{'kind': 'ncp'}"}) != spec_digest(before)
+    assert spec_digest({**before, "train.epochs": "3"}) != spec_digest(before)

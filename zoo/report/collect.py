@@ -46,8 +46,11 @@ def open_store(uri: str) -> None:
 
 
 def spec_digest(params: dict[str, str]) -> str:
-    """Digest of the comparable spec in ``params``: equal exactly when no compared key differs."""
-    return hashlib.sha256(repr(sorted(comparable(params).items())).encode()).hexdigest()[:16]
+    """Digest of the comparable spec in ``params``: equal exactly when no compared key differs,
+    a key left unset (null) counting as absent, as in :func:`.recipes.changed_keys`: an option
+    added later at its unset value changes neither a recipe's digest nor its records'."""
+    kept = sorted((k, v) for k, v in comparable(params).items() if v not in (None, "null"))
+    return hashlib.sha256(repr(kept).encode()).hexdigest()[:16]
 
 
 def collect(uri: str, entries: list[Entry],
