@@ -69,6 +69,8 @@ CASES: dict[str, tuple[dict, float | None]] = {
     "node-32-b16": ({**LTC, "batch": 16, "field": {"kind": "node", "units": 32},
                      "solver": {"kind": "unfold", "method": "rk4"}}, None),
     "ctgru-32-b16": ({**LTC, "batch": 16, "field": {"kind": "ctgru", "units": 32}}, None),
+    "lstm-32-b16": ({**LTC, "batch": 16, "field": {"kind": "lstm", "units": 32},
+                     "solver": {"kind": "unfold"}}, 2.0),
     "jacobian-ncde": ({"channels": 3, "length": 101, "n_out": 10,
                        "control": {"kind": "hermite_cubic"},
                        "field": {"kind": "jacobian", "hidden": 128}}, None),

@@ -22,7 +22,7 @@ from . import cfc
 from .baselines import ctgru_sequence, ctrnn_sequence, lstm_sequence, node_sequence
 from .cells import ltc_sequence
 
-#: (cell, inputs (B, T, C), elapsed times (T,)) -> states after every step (T, B, *state_shape)
+#: (cell, inputs (B, T, C), elapsed times (T,)) -> the cell's outputs after every step (T, B, out)
 Sequence = Callable[[torch.nn.Module, torch.Tensor, torch.Tensor], torch.Tensor]
 
 #: the fused loop of each cell class
@@ -43,8 +43,8 @@ class RecurrentFastPath:
         self.sequence = sequence
 
     def forward(self, body: RecurrentBody, path, batch) -> torch.Tensor:
-        states = self.sequence(body.cell, path.values, elapsed_times(path.times))
-        return body.step_features(body.cell.output(states), path, batch)
+        outputs = self.sequence(body.cell, path.values, elapsed_times(path.times))
+        return body.step_features(outputs, path, batch)
 
 
 def offer(body: RecurrentBody, ctx) -> RecurrentFastPath | str | None:

@@ -4,8 +4,9 @@ docs/sources.md#ltc-baselines).
 Every layer of these cells reads the concatenation [I, h]: W [I, h] + b = (W_I I + b) + W_h h.
 The input part W_I I + b is computed for all T steps in one call; the loop then adds only W_h h
 (one thin matrix product per evaluation instead of a concatenation and the full layer). The
-cells' own update rules (:meth:`LSTMCell.update`, :meth:`CTGRUCell.update`) and the ``unfold``
-solver are reused as they are.
+cells' own update rule (:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they
+are. The LSTM, whose update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with
+TensorFlow's gates mapped onto it (:func:`lstm_sequence`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def ctrnn_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor
     def step(k, h, dt):
         return cell.solver.advance(lambda y: -y / cell.tau + drive(k, y), h, cell.project)
 
-    return run(step, x.new_zeros(x.shape[0], cell.units), elapsed)
+    return cell.output(run(step, x.new_zeros(x.shape[0], cell.units), elapsed))
 
 
 def node_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
@@ -64,18 +65,24 @@ def node_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
         return cell.solver.advance(lambda y: torch.tanh(torch.addmm(inputs[k], y, w_h)), h,
                                    cell.project)
 
-    return run(step, x.new_zeros(x.shape[0], cell.units), elapsed)
+    return cell.output(run(step, x.new_zeros(x.shape[0], cell.units), elapsed))
 
 
 def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """LSTM: gates W [I, h] + b with the input part precomputed."""
-    inputs, w_h = split_layer(cell.gates, x)
-
-    def step(k, state, dt):
-        h, c = state.unbind(-2)
-        return cell.update(torch.addmm(inputs[k], h, w_h), c)
-
-    return run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed)
+    """LSTM outputs h (T, B, N) from torch's fused kernel, which computes
+    c ← σ(f) c + σ(i) tanh(g), h ← σ(o) tanh(c) from [i, f, g, o] = W_ih I + b_ih + W_hh h + b_hh:
+    TensorFlow's gate rows [i, j, f, o] reordered to [i, f, j, o], its forget bias added to
+    b_f, W [I, h] split into W_ih and W_hh, b_hh = 0."""
+    channels = x.shape[-1]
+    i, j, f, o = cell.gates.weight.chunk(4, 0)
+    b_i, b_j, b_f, b_o = cell.gates.bias.chunk(4, 0)
+    weight = torch.cat([i, f, j, o])
+    bias = torch.cat([b_i, b_f + cell.forget_bias, b_j, b_o])
+    zeros = x.new_zeros(1, x.shape[0], cell.units)
+    h, _, _ = torch.lstm(x, (zeros, zeros), [weight[:, :channels], weight[:, channels:], bias,
+                                             torch.zeros_like(bias)],
+                         True, 1, 0.0, cell.training, False, True)
+    return h.transpose(0, 1)
 
 
 def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
@@ -88,4 +95,4 @@ def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor
         return cell.update(h_hat, torch.addmm(in_r[k], h, w_r), torch.addmm(in_s[k], h, w_s),
                            lambda read: torch.addmm(in_q[k], read, w_q), dt, fast=True)
 
-    return run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed)
+    return cell.output(run(step, x.new_zeros(x.shape[0], *cell.state_shape), elapsed))

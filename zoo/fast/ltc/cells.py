@@ -46,7 +46,7 @@ def recurrent_currents(cell: LTCCell) -> Currents:
 
 
 def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """States after every input step (T, B, N) from v = 0, for inputs x (B, T, C)."""
+    """Outputs after every input step (T, B, out) from v = 0, for inputs x (B, T, C)."""
     sensory_num, sensory_den = synapse_sums(x * cell.input_w + cell.input_b,
                                             *synapse_parameters(cell.sensory, cell.positive))
     cm, gleak = cell.positive(cell.cm), cell.positive(cell.gleak)
@@ -54,10 +54,10 @@ def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch
         steps = torch.stack([torch.as_tensor(cell.fused_step(dt), dtype=x.dtype, device=x.device)
                              for dt in elapsed.unbind(0)])
         cm_h = cm / steps[:, None]
-        return fused_unfolds(gleak * cell.vleak + sensory_num.transpose(0, 1),
-                             cm_h[:, None] + gleak + sensory_den.transpose(0, 1) + cell.epsilon,
-                             cm_h, *synapse_parameters(cell.recurrent, cell.positive),
-                             cell.solver.unfolds)
+        return cell.output(fused_unfolds(
+            gleak * cell.vleak + sensory_num.transpose(0, 1),
+            cm_h[:, None] + gleak + sensory_den.transpose(0, 1) + cell.epsilon,
+            cm_h, *synapse_parameters(cell.recurrent, cell.positive), cell.solver.unfolds))
     currents = recurrent_currents(cell)
     v = x.new_zeros(x.shape[0], cell.units)
     states = []
@@ -65,4 +65,4 @@ def ltc_sequence(cell: LTCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch
         membrane = Membrane(cm, gleak, cell.vleak, num_s, den_s, cell.epsilon)
         v = unfold(v, currents, membrane, cell.solver, cell.fused_step(dt))
         states.append(v)
-    return torch.stack(states)
+    return cell.output(torch.stack(states))

@@ -28,7 +28,7 @@ def limit(cell: CfCCell) -> str | None:
 
 
 def cfc_sequence(cell: CfCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """States after every step (T, B, N) of the CfC layer ``cell.update``."""
+    """Outputs after every step (T, B, out) of the CfC layer ``cell.update``."""
     update = cell.update
     inputs, w_h = split_layer(update.backbone[0], x)
     rest = update.backbone[1:]
@@ -41,4 +41,4 @@ def cfc_sequence(cell: CfCCell, x: torch.Tensor, elapsed: torch.Tensor) -> torch
         t = cell.time_scale * dt if cell.use_elapsed else 1.0
         return update.closed_form(list(F.linear(z, weight, bias).chunk(len(heads), -1)), t)
 
-    return run(step, x.new_zeros(x.shape[0], cell.units), elapsed)
+    return cell.output(run(step, x.new_zeros(x.shape[0], cell.units), elapsed))
