@@ -280,3 +280,54 @@ def test_variants_of_the_protocol_get_rows_and_files_of_their_own(tmp_path, monk
     assert f"| {entry} | Neural ODE · ReLU | steps per input | 1.29 ± 0.10 (n=100) | " in section
     assert f"| {entry} | Neural ODE [paper-text] · ReLU | " in section
     assert "(n=2, untrained)" in section
+
+
+def _authors_scripts(monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "reproductions"))
+    import authors_scripts
+
+    return authors_scripts
+
+
+def test_authors_scripts_section_is_what_their_records_give(monkeypatch):
+    """The page's table of the authors' own scripts run here equals the one their records, the
+    registry and zoo's records give."""
+    authors = _authors_scripts(monkeypatch)
+    text = PAGE.read_text(encoding="utf-8")
+    shown = text[text.index(authors.BEGIN):text.index(authors.END) + len(authors.END)]
+    assert shown == authors.section(), (
+        "the authors' scripts section is stale; run: .venv/bin/python "
+        "reproductions/authors_scripts.py --page docs/reproduction.md")
+
+
+def test_authors_scripts_summary_and_staging(tmp_path, monkeypatch):
+    """Runs are summarised as mean ± population std in the paper's units beside the paper and
+    zoo's records; staging changes only the TensorFlow import line of the authors' files."""
+    authors = _authors_scripts(monkeypatch)
+    entry = "hasani2021/table3/gesture/lstm"
+    folder = tmp_path / "records" / "hasani2021/table3/gesture"
+    folder.mkdir(parents=True)
+    runs = [{"id": entry, "value": v, "best_epoch": 50, "tensorflow": "2.15.1",
+             "repo_commit": "abc", "date": "2026-01-01T00:00:00+00:00", "seconds": 1.0}
+            for v in (58.0, 60.0, 62.0)]
+    (folder / "lstm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    lines = authors.section(tmp_path / "records").splitlines()
+    row = next(line for line in lines if line.startswith(f"| {entry} "))
+    ours = [r.value * 100 for r in records.load(REPO / "reproductions/results")[entry]]
+    mean, std = sum(ours) / len(ours), (sum((v - sum(ours) / len(ours)) ** 2 for v in ours)
+                                       / len(ours)) ** 0.5
+    assert row == (f"| {entry} | 64.57 ± 0.59 (n=5) | 60.00 ± 1.63 (n=3) "
+                   f"| {mean:.2f} ± {std:.2f} (n={len(ours)}) | 2.15.1 |")
+
+    source = tmp_path / "repo" / "experiments_with_ltcs"
+    source.mkdir(parents=True)
+    for name in ("gesture.py", "ltc_model.py", "ctrnn_model.py"):
+        (source / name).write_text(f"import numpy as np\nimport tensorflow as tf\n# {name}\n")
+    monkeypatch.setattr(authors, "_place_data", lambda task, work: None)
+    work = tmp_path / "work"
+    work.mkdir()
+    authors._stage(tmp_path / "repo", authors.TASKS["gesture"], work)
+    assert (work / "gesture.py").read_text() == f"import numpy as np\n{authors.TF1}\n# gesture.py\n"
+    (source / "ozone.py").write_text("import tensorflow.compat.v1 as tf\n")
+    with pytest.raises(SystemExit, match="has no line 'import tensorflow as tf'"):
+        authors._stage(tmp_path / "repo", authors.TASKS["ozone"], tmp_path / "work2")
