@@ -18,7 +18,7 @@ section of ``docs/reproduction.md`` from those files, the registry and the zoo r
 ``tests/test_authors_scripts.py`` fails when the section differs from what they give.
 
     python3 -m venv /tmp/tfenv && /tmp/tfenv/bin/pip install 'tensorflow-cpu==2.15.1' pandas
-    .venv/bin/python reproductions/authors_scripts.py --repo /path/to/liquid_time_constant_networks \\
+    .venv/bin/python reproductions/authors_scripts.py --repo PATH/liquid_time_constant_networks \\
         --python /tmp/tfenv/bin/python gesture lstm --runs 5
     .venv/bin/python reproductions/authors_scripts.py --page docs/reproduction.md
 """
