@@ -20,7 +20,10 @@ SOLVERS = [{"kind": "ltc_fused"}, {"kind": "unfold", "method": "euler"},
 #: (field, solver) of the LTC repository's baselines, with their options that change the loop
 BASELINES = [({"kind": "ctrnn"}, {"kind": "unfold"}),
              ({"kind": "ctrnn", "global_feedback": False, "clip": 0.5}, {"kind": "unfold"}),
+             ({"kind": "ctrnn", "tau": 2.0, "clip": 0.5}, {"kind": "unfold", "method": "rk4"}),
              ({"kind": "node", "clip": 0.5}, {"kind": "unfold", "method": "rk4"}),
+             ({"kind": "node"}, {"kind": "unfold", "method": "euler", "unfolds": 3,
+                                 "step_size": 0.4}),
              ({"kind": "lstm"}, {"kind": "unfold"}),
              ({"kind": "ctgru"}, {"kind": "unfold"}),
              ({"kind": "ctgru", "decay": "paper", "clip": 0.5}, {"kind": "unfold"})]
@@ -68,8 +71,8 @@ def test_every_recurrent_field_has_a_fast_path():
 def test_fast_equals_generic_with_compiled_kernels_off(monkeypatch, dtype):
     """The torch forms the fast path runs where the compiled loops cannot (CUDA, no compiler)."""
     monkeypatch.setenv("ZOO_COMPILED_KERNELS", "0")
-    for cell in CELLS:
-        test_fast_equals_generic(({"kind": "ltc", **cell}, {"kind": "ltc_fused"}), dtype)
+    for case in [({"kind": "ltc", **cell}, {"kind": "ltc_fused"}) for cell in CELLS] + BASELINES:
+        test_fast_equals_generic(case, dtype)
 
 
 @pytest.mark.parametrize("options, reason", [
@@ -80,3 +83,27 @@ def test_cfc_variants_without_a_fast_path_say_why(options, reason):
     model = make_model({"kind": "cfc", "units": 8, **options}, {"kind": "unfold"})
     assert model.body.implementation_used == f"generic ({reason})"
     assert model.body.fast_path is None
+
+
+@pytest.mark.parametrize("case", [BASELINES[0], BASELINES[2], BASELINES[3]], ids=case_id)
+def test_ctrnn_and_node_run_the_compiled_loop_on_cpu(case):
+    """Where a compiler is present, the CT-RNN with global feedback and the N-ODE run their whole
+    sequence as one compiled call (the equality above then tests the compiled loop)."""
+    from zoo.kernels.compiled import kernel
+
+    if kernel("unfold_rnn") is None:
+        pytest.skip("no C++ compiler: the torch form runs")
+    model = make_model(*case)
+    batch = tiny_batch(model, times=torch.tensor([0.0, 0.5, 1.5, 2.0]))
+    assert any(type(node).__name__ == "_UnfoldRNNBackward" for node in _graph(model(batch).grad_fn))
+
+
+def _graph(fn, seen=None):
+    """Every node of an autograd graph."""
+    seen = set() if seen is None else seen
+    if fn is None or fn in seen:
+        return seen
+    seen.add(fn)
+    for child, _ in fn.next_functions:
+        _graph(child, seen)
+    return seen

@@ -3,7 +3,8 @@ docs/sources.md#ltc-baselines).
 
 Every layer of these cells reads the concatenation [I, h]: W [I, h] + b = (W_I I + b) + W_h h.
 The input part W_I I + b is computed for all T steps in one call; the loop then adds only W_h h
-(one thin matrix product per evaluation instead of a concatenation and the full layer). The
+(one thin matrix product per evaluation instead of a concatenation and the full layer); on the
+CPU the CT-RNN with global feedback and the N-ODE run that loop compiled (:mod:`.unfold_rnn`). The
 cells' own update rule (:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they
 are. The LSTM, whose update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with
 TensorFlow's gates mapped onto it (:func:`lstm_sequence`).
@@ -17,15 +18,24 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from . import unfold_rnn
+
+
+def input_part(layer: nn.Linear, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For ``layer`` over [I, h] and inputs x (B, T, C): W_I I_k + b for every step (T, B, out)
+    and W_hᵀ (N, out), so that layer([I_k, h]) = input part[k] + h W_hᵀ."""
+    channels = x.shape[-1]
+    return (F.linear(x.transpose(0, 1), layer.weight[:, :channels], layer.bias),
+            layer.weight[:, channels:].contiguous().t())
+
 
 def split_layer(layer: nn.Linear, x: torch.Tensor
                 ) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
-    """For ``layer`` over [I, h] and inputs x (B, T, C): (W_I I_k + b for every step k, each
-    (B, out)) and W_hᵀ (N, out), so that layer([I_k, h]) = torch.addmm(input_part[k], h, W_hᵀ).
-    The steps are unbound once, so the backward pass stacks their gradients once."""
-    channels = x.shape[-1]
-    return (F.linear(x.transpose(0, 1), layer.weight[:, :channels], layer.bias).unbind(0),
-            layer.weight[:, channels:].contiguous().t())
+    """:func:`input_part` with the steps unbound (each (B, out)), so that
+    layer([I_k, h]) = torch.addmm(input_part[k], h, W_hᵀ). The steps are unbound once, so the
+    backward pass stacks their gradients once."""
+    inputs, w_h = input_part(layer, x)
+    return inputs.unbind(0), w_h
 
 
 def run(step: Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor], state: torch.Tensor,
@@ -39,9 +49,13 @@ def run(step: Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor], state: 
 
 
 def ctrnn_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """CT-RNN: dh/dt = −h/τ + tanh(W [I, h] + b) unrolled by the cell's solver."""
+    """CT-RNN: dh/dt = −h/τ + tanh(W [I, h] + b) unrolled by the cell's solver (with global
+    feedback on the compiled loop where it runs)."""
     if cell.global_feedback:
-        inputs, w_h = split_layer(cell.step, x)
+        a, w_h = input_part(cell.step, x)
+        if unfold_rnn.fits(cell, a):
+            return cell.output(unfold_rnn.unfold_rnn(cell, a, w_h, 1.0 / cell.tau))
+        inputs = a.unbind(0)
 
         def drive(k, y):
             return torch.tanh(torch.addmm(inputs[k], y, w_h))
@@ -58,8 +72,12 @@ def ctrnn_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor
 
 
 def node_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """N-ODE RNN: dh/dt = tanh(W [I, h] + b) unrolled by the cell's solver."""
-    inputs, w_h = split_layer(cell.step, x)
+    """N-ODE RNN: dh/dt = tanh(W [I, h] + b) unrolled by the cell's solver (on the compiled loop
+    where it runs)."""
+    a, w_h = input_part(cell.step, x)
+    if unfold_rnn.fits(cell, a):
+        return cell.output(unfold_rnn.unfold_rnn(cell, a, w_h, 0.0))
+    inputs = a.unbind(0)
 
     def step(k, h, dt):
         return cell.solver.advance(lambda y: torch.tanh(torch.addmm(inputs[k], y, w_h)), h,

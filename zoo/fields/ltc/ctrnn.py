@@ -27,7 +27,7 @@ class CTRNNCell(RecurrentCell):
                  global_feedback: bool, clip: float | None):
         super().__init__(units)
         self.solver, self.tau, self.global_feedback = solver, tau, global_feedback
-        self.project = clipper(clip)
+        self.clip, self.project = clip, clipper(clip)
         self.step = glorot_linear(inputs + units if global_feedback else inputs, units)
 
     def forward(self, x: torch.Tensor, h: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:

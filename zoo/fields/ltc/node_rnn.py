@@ -25,7 +25,7 @@ class NODECell(RecurrentCell):
     def __init__(self, inputs: int, units: int, solver: UnfoldConfig, clip: float | None):
         super().__init__(units)
         self.solver = solver
-        self.project = clipper(clip)
+        self.clip, self.project = clip, clipper(clip)
         self.step = glorot_linear(inputs + units, units)
 
     def forward(self, x: torch.Tensor, h: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
