@@ -29,7 +29,6 @@ import argparse
 import gzip
 import importlib
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -145,18 +144,19 @@ def load(root: Path = ROOT) -> dict[str, list[dict]]:
 
 
 def _stats(values: list[float], places: int) -> str:
-    """``mean ± std (n=N)``, std over runs with ddof=0; no spread for one run."""
-    text = f"{statistics.fmean(values):.{places}f}"
-    if len(values) > 1:
-        text += f" ± {statistics.pstdev(values):.{places}f}"
-    return f"{text} (n={len(values)})"
+    """``mean ± std (n=N)`` over runs (ddof=0), as the results section prints zoo's seeds."""
+    from zoo.report.render import stats_text
+    from zoo.report.table import summarise
+
+    summary = summarise(values)
+    return stats_text(summary.mean, summary.std, summary.n, places)
 
 
 def section(root: Path = ROOT) -> str:
     """The page section: per entry, the paper, the authors' scripts run here and zoo's records
     (both in the paper's units: the scripts print them so)."""
     from zoo.report.records import load as load_records
-    from zoo.report.render import decimals
+    from zoo.report.render import decimals, stats_text
     from zoo.results.published import load_registry
 
     registry = load_registry().entries
@@ -167,9 +167,7 @@ def section(root: Path = ROOT) -> str:
     for entry_id, rows in load(root).items():
         entry = registry[entry_id]
         places = decimals(entry.mean, entry.std)
-        paper = f"{entry.mean:.{places}f}" + (
-            f" ± {entry.std:.{places}f}" if entry.std is not None else "") + (
-            f" (n={entry.n})" if entry.n else "")
+        paper = stats_text(entry.mean, entry.std, entry.n, places)
         mine = [r.value * entry.metric.scale for r in ours.get(entry_id, [])]
         lines.append(
             f"| {entry_id} | {paper} | {_stats([r['value'] for r in rows], places)} "
