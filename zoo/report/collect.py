@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..results.published import Entry
 from ..results.runs import finished_runs
 from ..tracking.mlflow_run import check_store
-from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key,
+from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key, unset,
                       variant_of)
 
 
@@ -49,7 +49,7 @@ def spec_digest(params: dict[str, str]) -> str:
     """Digest of the comparable spec in ``params``: equal exactly when no compared key differs,
     a key left unset (null) counting as absent, as in :func:`.recipes.changed_keys`: an option
     added later at its unset value changes neither a recipe's digest nor its records'."""
-    kept = sorted((k, v) for k, v in comparable(params).items() if v not in (None, "null"))
+    kept = sorted((k, v) for k, v in comparable(params).items() if not unset(v))
     return hashlib.sha256(repr(kept).encode()).hexdigest()[:16]
 
 

@@ -45,6 +45,11 @@ def comparable(params: dict[str, str]) -> dict[str, str]:
             if k.partition(".")[0] not in _IGNORED_SECTIONS and k not in _NOT_SPEC}
 
 
+def unset(value: str | None) -> bool:
+    """Whether a logged param value leaves its option unset (null)."""
+    return value in (None, "null")
+
+
 def recipe_key(entry_id: str, variant: str | None) -> str:
     """``ID`` for the entry's recipe, ``ID@VARIANT`` for a variant's."""
     return entry_id if variant is None else f"{entry_id}@{variant}"
@@ -92,7 +97,7 @@ def changed_keys(params: dict[str, str], recipe: Recipe) -> list[str]:
     ran = comparable(params)
     keys = sorted(k for k in ran.keys() | recipe.params.keys()
                   if ran.get(k) != recipe.params.get(k)
-                  and not (k not in ran and recipe.params.get(k) in (None, "null")))
+                  and not (k not in ran and unset(recipe.params.get(k))))
     keys.sort(key=lambda k: k != EPOCHS)
     return keys
 
