@@ -68,7 +68,7 @@ CASES: dict[str, tuple[dict, float | None]] = {
                       "solver": {"kind": "unfold"}}, 5.0),
     "node-32-b16": ({**LTC, "batch": 16, "field": {"kind": "node", "units": 32},
                      "solver": {"kind": "unfold", "method": "rk4"}}, 10.0),
-    "ctgru-32-b16": ({**LTC, "batch": 16, "field": {"kind": "ctgru", "units": 32}}, None),
+    "ctgru-32-b16": ({**LTC, "batch": 16, "field": {"kind": "ctgru", "units": 32}}, 2.0),
     "lstm-32-b16": ({**LTC, "batch": 16, "field": {"kind": "lstm", "units": 32},
                      "solver": {"kind": "unfold"}}, 2.0),
     "jacobian-ncde": ({"channels": 3, "length": 101, "n_out": 10,

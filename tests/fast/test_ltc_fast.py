@@ -85,17 +85,20 @@ def test_cfc_variants_without_a_fast_path_say_why(options, reason):
     assert model.body.fast_path is None
 
 
-@pytest.mark.parametrize("case", [BASELINES[0], BASELINES[2], BASELINES[3]], ids=case_id)
-def test_ctrnn_and_node_run_the_compiled_loop_on_cpu(case):
-    """Where a compiler is present, the CT-RNN with global feedback and the N-ODE run their whole
-    sequence as one compiled call (the equality above then tests the compiled loop)."""
+@pytest.mark.parametrize("case, loop", [(BASELINES[0], "UnfoldRNN"), (BASELINES[2], "UnfoldRNN"),
+                                        (BASELINES[3], "UnfoldRNN"), (BASELINES[6], "CTGRULoop"),
+                                        (BASELINES[7], "CTGRULoop")],
+                         ids=lambda value: case_id(value) if isinstance(value, tuple) else value)
+def test_ctrnn_node_and_ctgru_run_the_compiled_loop_on_cpu(case, loop):
+    """Where a compiler is present, the CT-RNN with global feedback, the N-ODE and the CT-GRU run
+    their whole sequence as one compiled call (the equality above then tests the compiled loop)."""
     from zoo.kernels.compiled import kernel
 
     if kernel("unfold_rnn") is None:
         pytest.skip("no C++ compiler: the torch form runs")
     model = make_model(*case)
     batch = tiny_batch(model, times=torch.tensor([0.0, 0.5, 1.5, 2.0]))
-    assert any(type(node).__name__ == "_UnfoldRNNBackward" for node in _graph(model(batch).grad_fn))
+    assert any(type(node).__name__ == f"_{loop}Backward" for node in _graph(model(batch).grad_fn))
 
 
 def _graph(fn, seen=None):

@@ -4,9 +4,9 @@ docs/sources.md#ltc-baselines).
 Every layer of these cells reads the concatenation [I, h]: W [I, h] + b = (W_I I + b) + W_h h.
 The input part W_I I + b is computed for all T steps in one call; the loop then adds only W_h h
 (one thin matrix product per evaluation instead of a concatenation and the full layer); on the
-CPU the CT-RNN with global feedback and the N-ODE run that loop compiled (:mod:`.unfold_rnn`). The
-cells' own update rule (:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they
-are. The LSTM, whose update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with
+CPU the CT-RNN with global feedback and the N-ODE run that loop compiled (:mod:`.unfold_rnn`),
+and the CT-GRU its own (:mod:`.ctgru_loop`). Elsewhere the cells' own update rule
+(:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they are. The LSTM, whose update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with
 TensorFlow's gates mapped onto it (:func:`lstm_sequence`).
 """
 
@@ -18,7 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from . import unfold_rnn
+from . import ctgru_loop, unfold_rnn
 
 
 def input_part(layer: nn.Linear, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -104,9 +104,13 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
 
 
 def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
-    """CT-GRU: ln τ^r, ln τ^s and the detector with their input parts precomputed."""
-    (in_r, w_r), (in_s, w_s), (in_q, w_q) = (split_layer(layer, x) for layer in
-                                             (cell.tau_r, cell.tau_s, cell.detect))
+    """CT-GRU: ln τ^r, ln τ^s and the detector with their input parts precomputed (on the
+    compiled loop where it runs)."""
+    parts = [input_part(layer, x) for layer in (cell.tau_r, cell.tau_s, cell.detect)]
+    if ctgru_loop.fits(cell, parts[0][0]):
+        decay = cell.decay_factors(elapsed.unsqueeze(-1)).expand(len(elapsed), -1)
+        return cell.output(ctgru_loop.ctgru_loop(cell, parts, decay))
+    (in_r, w_r), (in_s, w_s), (in_q, w_q) = ((a.unbind(0), w) for a, w in parts)
 
     def step(k, h_hat, dt):
         h = h_hat.sum(-1)
