@@ -5,7 +5,9 @@
 # batch, which a subset smaller than one batch needs; a full epoch then has at most one more
 # partial batch than the recipe's), so `zoo report --export ... --timings DIR` records them
 # for their cost per epoch; they are never results.
-# Usage: STORE=/tmp/repro/timing.db reproductions/epoch_timing.sh SPEC...
+# Each run uses THREADS CPU threads (default 1, as a sweep worker has where two runs share two
+# cores; the record keeps the count).
+# Usage: STORE=/tmp/repro/timing.db [THREADS=1] reproductions/epoch_timing.sh SPEC...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-$(pwd)/../shared/data}
@@ -13,7 +15,7 @@ STORE=${STORE:-/tmp/repro/timing.db}
 mkdir -p "$(dirname "$STORE")"
 for spec in "$@"; do
   start=$(date +%s)
-  .venv/bin/zoo run "$spec" --seed 1 -o train.epochs=1 -o train.drop_last=false \
+  .venv/bin/zoo run "$spec" --seed 1 --threads "${THREADS:-1}" -o train.epochs=1 -o train.drop_last=false \
     -o train.eval_shuffle_drop_last=false \
     --tracking-uri "sqlite:///$STORE" --no-progress
   echo "$spec: $(( $(date +%s) - start )) s wall for the whole command"

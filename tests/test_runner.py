@@ -37,7 +37,12 @@ def only_run(uri):
 @pytest.mark.slow
 def test_run_logs_params_metrics_artifacts(write_spec, tiny_spec, store, tmp_path, capsys):
     path = write_spec(tiny_spec, "tiny.yaml")
-    code, out, err = run_cli(["run", str(path), "--no-progress", "--seed", "3"], capsys)
+    threads = torch.get_num_threads()
+    try:
+        code, out, err = run_cli(["run", str(path), "--no-progress", "--seed", "3",
+                                  "--threads", "1"], capsys)
+    finally:
+        torch.set_num_threads(threads)
     assert code == 0, err
     assert f"mlflow ui --backend-store-uri {store}" in out
     client, run = only_run(store)
@@ -49,6 +54,7 @@ def test_run_logs_params_metrics_artifacts(write_spec, tiny_spec, store, tmp_pat
     assert int(params["model.n_parameters"]) > 0
     tags = run.data.tags
     assert tags["zoo.seed"] == "3" and tags["zoo.device"] == "cpu"
+    assert tags["zoo.threads"] == "1"  # --threads
     assert len(tags["zoo.spec_hash"]) == 16
     assert "zoo.version" in tags and tags["zoo.implementation"] == "fast"
     assert tags["zoo.allocator"] == "glibc, freed blocks kept"  # this machine: Linux, glibc
@@ -160,3 +166,12 @@ def test_smoke_run_is_tiny(write_spec, tiny_spec, store, capsys):
     assert run.data.tags["zoo.smoke"] == "true"
     assert [m.step for m in client.get_metric_history(run.info.run_id, "train/loss")] == [1]
     assert float(run.data.metrics["solver/nfe"]) <= 4 * 23  # rk4 over at most 24 grid points
+
+
+@pytest.mark.parametrize("value", ["0", "two"])
+def test_run_refuses_a_thread_count_that_is_not_positive(value, write_spec, tiny_spec, capsys):
+    path = write_spec(tiny_spec, "tiny.yaml")
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli(["run", str(path), "--threads", value], capsys)
+    assert exit_info.value.code == 2
+    assert f"--threads: not a positive integer: '{value}'" in capsys.readouterr().err

@@ -306,10 +306,11 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
 def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle: DataBundle,
                   device: torch.device, tags: dict[str, str]) -> str:
     """Start the MLflow run of ``spec``: the tags ``zoo report`` reads (spec hash, seed,
-    device, commit, reproduced entry, partial data) besides ``tags``, the resolved spec as one
+    device, CPU threads, commit, reproduced entry, partial data) besides ``tags``, the resolved spec as one
     param per dotted key and as ``spec.yaml``. The run's id."""
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
-            "zoo.device": str(device), "zoo.seed": str(spec.seed), **tags}
+            "zoo.device": str(device), "zoo.threads": str(torch.get_num_threads()),
+            "zoo.seed": str(spec.seed), **tags}
     if commit := _git_commit():
         tags["zoo.git_commit"] = commit
     if spec.reproduces:

@@ -61,7 +61,7 @@ def store(tmp_path):
     one = log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
     for step, seconds in ((1, 2.0), (2, 4.0), (3, 6.0)):  # stopped early, after epoch 3
         client.log_metric(one, "time/epoch_seconds", seconds, step=step)
-    for key, value in {"zoo.device": "cpu", "zoo.git_commit": "abc123",
+    for key, value in {"zoo.device": "cpu", "zoo.threads": "1", "zoo.git_commit": "abc123",
                        "zoo.spec_hash": "feedbeef"}.items():
         client.set_tag(one, key, value)
     two = log(SPEECH, {"test/accuracy": 0.91}, seed=2, start=2002,
@@ -91,10 +91,11 @@ def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys)
     first, second = records.read(speech)
     assert first == Record(
         id=SPEECH, variant=None, seed=1, metric="test/accuracy", value=0.9, epochs=3,
-        epoch_seconds=4.0, date="1970-01-01T00:00:02.001+00:00", device="cpu", commit="abc123",
+        epoch_seconds=4.0, date="1970-01-01T00:00:02.001+00:00", device="cpu", threads=1,
+        commit="abc123",
         spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one)
-    assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device) \
-        == (two, 500, None, "def456", None)  # no epoch logged: the spec's train.epochs
+    assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device,
+            second.threads) == (two, 500, None, "def456", None, None)  # no epoch logged: the spec's train.epochs
     assert first.recipe == second.recipe  # other tracking settings: the same recipe
     assert list(json.loads(lines[0])) == [f.name for f in dataclasses.fields(Record)]
     [sepsis] = records.read(root / f"{SEPSIS}.jsonl")
@@ -141,7 +142,8 @@ def test_reexport_merges_by_start_time(store, tmp_path, monkeypatch, capsys):
 def _record(seed, run, date, recipe="r1", value=0.5):
     return Record(id="p/t/e", variant=None, seed=seed, metric="test/accuracy", value=value,
                   epochs=10, epoch_seconds=1.0, date=f"2024-01-0{date}T00:00:00.000+00:00",
-                  device="cpu", commit=None, spec_hash=None, recipe=recipe, partial_data=None,
+                  device="cpu", threads=None, commit=None, spec_hash=None, recipe=recipe,
+                  partial_data=None,
                   run_id=run)
 
 
@@ -216,9 +218,15 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     assert [r.seed for r in records.read(root / f"{SPEECH}.jsonl")] == [1, 2]
     assert {r.recipe for r in timed} == {records.read(root / f"{SPEECH}.jsonl")[0].recipe}
     section = page.section(load_registry(), records.load(root), "results", records.load(timings))
-    # seed 1 (complete, stopped after 3 epochs): 4 s per epoch; seed 5: 10 s; the others
-    # logged no epoch time
-    assert f"| {SPEECH} | cpu | 7 | 1: 12 s each (3 epochs) | seed 5: 1 | complete |" in section
+    # seed 1 (complete, stopped after 3 epochs, 1 thread): 4 s per epoch; seed 5 (its threads
+    # not recorded): 10 s, apart; the others logged no epoch time
+    assert (f"| {SPEECH} | cpu | 4 (1 thread); 10 (threads not recorded) | 1: 12 s each "
+            "(3 epochs) | seed 5: 1 | complete |") in section
+    client.set_tag(short, "zoo.threads", "1")
+    zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root, "--timings",
+         timings], monkeypatch)
+    section = page.section(load_registry(), records.load(root), "results", records.load(timings))
+    assert f"| {SPEECH} | cpu | 7 (1 thread) | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
     assert "### Cost on this machine" not in page.section(load_registry(), records.load(root),
                                                           "results")
 

@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a spec value, e.g. -o train.epochs=5 (repeatable)")
     p.add_argument("--seed", type=_seed, help="seed (overrides the spec's)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="device (default: spec)")
+    p.add_argument("--threads", type=_threads,
+                   help="CPU threads of torch's operations and the compiled kernels (default: "
+                        "one per core; give 1 per run where several runs share the cores)")
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
@@ -57,12 +60,27 @@ def _seed(text: str) -> int:
                                          else f"not an integer: {text!r}") from None
 
 
+def _threads(text: str) -> int:
+    """An argparse type: a positive thread count."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
+    return value
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    import torch
+
     from .. import runner
     from ..spec.validate import load_spec
     from ..tracking.deferred_interrupt import sigterm_interrupts
     from ..tracking.mlflow_run import run_url, ui_command
 
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
                              smoke=args.smoke, progress=not args.no_progress, force=args.force,
                              keep_freed_blocks=True)  # the process is zoo's own

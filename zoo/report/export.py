@@ -74,6 +74,7 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
         epochs=None if not trained else max(h.step for h in history) if history else m.epochs,
         epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
         date=iso(m.start), device=tags.get("zoo.device"),
+        threads=int(tags["zoo.threads"]) if "zoo.threads" in tags else None,
         commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),
         spec_hash=tags.get("zoo.spec_hash"), recipe=m.config, partial_data=m.partial,
         run_id=m.run_id)

@@ -90,15 +90,29 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
     both = full + short
     if not both:
         return None
-    per_epoch = statistics.fmean(r.epoch_seconds for r in both)
     seeds = (f"{len(full)}: {_duration(statistics.fmean(r.epoch_seconds * r.epochs for r in full))}"
              f" each ({_span([r.epochs for r in full])})" if full else "none")
     timed_text = ", ".join(f"seed {r.seed}: {r.epochs}" for r in short) or "–"
     devices = ", ".join(sorted({r.device for r in both if r.device})) or "?"
     partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
-    text = [key, devices, f"{per_epoch:.3g}" if per_epoch < 100 else f"{per_epoch:.0f}",
-            seeds, timed_text, partial]
+    text = [key, devices, _per_epoch(both), seeds, timed_text, partial]
     return _markdown_row(text)
+
+
+def _per_epoch(timed: list[Record]) -> str:
+    """The mean seconds per epoch of the records, per thread count where any is recorded."""
+    groups: dict[int | None, list[float]] = {}
+    for r in sorted(timed, key=lambda r: (r.threads is None, r.threads or 0)):
+        groups.setdefault(r.threads, []).append(r.epoch_seconds)
+    parts = []
+    for threads, seconds in groups.items():
+        mean = statistics.fmean(seconds)
+        number = f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
+        if len(groups) > 1 or threads is not None:
+            number += (" (threads not recorded)" if threads is None else
+                       f" ({threads} thread{'s' * (threads > 1)})")
+        parts.append(number)
+    return "; ".join(parts)
 
 
 def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]]) -> list[str]:
@@ -115,7 +129,8 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]]) ->
     return ["### Cost on this machine", "",
             "Seconds per training epoch (per record the mean of its logged "
             "`time/epoch_seconds`, averaged over the entry's records, complete and shortened "
-            "runs alike); for the seeds run to the "
+            "runs alike, apart per number of CPU threads where the runs recorded it); for the "
+            "seeds run to the "
             "end of the recipe, their training time (the sum of their epochs); the shortened "
             "runs (`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]

@@ -35,6 +35,7 @@ class Record:
     epoch_seconds: float | None  # mean of the logged ``time/epoch_seconds``
     date: str  # run start, ISO 8601 UTC with milliseconds
     device: str | None  # ``zoo.device`` tag
+    threads: int | None  # ``zoo.threads`` tag: torch's CPU threads (None: not recorded)
     commit: str | None  # ``zoo.git_commit`` tag, else ``mlflow.source.git.commit``
     spec_hash: str | None  # ``zoo.spec_hash`` tag
     recipe: str  # digest of the shipped spec the run matched
