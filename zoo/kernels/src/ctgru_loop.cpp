@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "exp.h"
+#include "vector_matrix.h"
 
 namespace {
 
@@ -48,30 +49,6 @@ void softmax_logits_backward(long n, long m, const T* __restrict z, const T* __r
 #pragma omp simd
     for (long k = 0; k < m; ++k)
       z_bar[o + k] = p[o + k] * (p_bar[o + k] - dot) * (T(-2) * (z[o + k] - lt[o + k]));
-  }
-}
-
-template <typename T>
-void add_product(long n, long width, const T* __restrict a, const T* __restrict y,
-                 const T* __restrict w, T* __restrict z) {  // z = a + y w
-  for (long c = 0; c < width; ++c) z[c] = a[c];
-  for (long i = 0; i < n; ++i) {
-    const T yi = y[i];
-    const T* __restrict wi = w + i * width;
-#pragma omp simd
-    for (long c = 0; c < width; ++c) z[c] += yi * wi[c];
-  }
-}
-
-template <typename T>
-void add_transposed_product(long n, long width, const T* __restrict w, const T* __restrict z_bar,
-                            T* __restrict y_bar) {  // y_bar += w z_bar
-  for (long i = 0; i < n; ++i) {
-    const T* __restrict wi = w + i * width;
-    T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-    for (long c = 0; c < width; ++c) sum += wi[c] * z_bar[c];
-    y_bar[i] += sum;
   }
 }
 

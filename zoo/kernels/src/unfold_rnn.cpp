@@ -9,18 +9,14 @@
 // summed per chunk in float64. scalars = {h, kappa, clip}.
 #include <cmath>
 
+#include "vector_matrix.h"
+
 namespace {
 
 template <typename T>
 void drive(long n, const T* __restrict a, const T* __restrict y, const T* __restrict w,
            T* __restrict s) {  // s = tanh(a + y W)
-  for (long j = 0; j < n; ++j) s[j] = a[j];
-  for (long i = 0; i < n; ++i) {
-    const T yi = y[i];
-    const T* __restrict wi = w + i * n;
-#pragma omp simd
-    for (long j = 0; j < n; ++j) s[j] += yi * wi[j];
-  }
+  add_product(n, n, a, y, w, s);
   for (long j = 0; j < n; ++j) s[j] = std::tanh(s[j]);
 }
 
