@@ -180,7 +180,7 @@ def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
     assert text.endswith("<!-- results:end -->\n\nkept too\n") and "old" not in text
     assert "3 seeds recorded for 2 of the 111 registry entries." in text
     assert (f"| {SPEECH} | CDE: Delta · Speech | % | 90.2 ± 0.2 (n=5) | "
-            f"90.5 ± 0.5 (n=2, 3–500 epochs) | +0.3 | within | 4 (cpu) |") in text
+            f"90.5 ± 0.5 (n=2, 3–500 epochs) | +0.3 | within | cpu: 4 (1 thread) |") in text
     assert (f"| {SEPSIS} | CDE: Delta · Sepsis OI | AUC x100 | 90.9 ± 0.2 (n=5) | "
             f"80.0 (n=1, 200 epochs), partial data: setA only | -10.9 | outside | – |") in text
     assert "![irie2022/table1 from the records](../results/irie2022/table1.png)" in text

@@ -68,12 +68,10 @@ def _line(row: Row, mine: list[Record]) -> str:
     ours += f" (n={o.n}, {_span([r.epochs for r in mine])})"
     if row.partial:
         ours += f", partial data: {row.partial}"
-    seconds = [r.epoch_seconds for r in mine if r.epoch_seconds is not None]
-    mean = statistics.fmean(seconds) if seconds else None
-    per_epoch = "–" if mean is None else f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
+    per_epoch = _per_epoch([r for r in mine if r.epoch_seconds is not None])
     devices = ", ".join(sorted({r.device for r in mine if r.device}))
     text = [e.id, f"{c['row']} · {c['column']}", c["unit"], c["paper"], ours,
-            c["diff"], VERDICT[row.within], per_epoch + (f" ({devices})" if devices else "")]
+            c["diff"], VERDICT[row.within], f"{devices}: {per_epoch}" if devices else per_epoch]
     return _markdown_row(text)
 
 
@@ -100,7 +98,10 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
 
 
 def _per_epoch(timed: list[Record]) -> str:
-    """The mean seconds per epoch of the records, per thread count where any is recorded."""
+    """The mean seconds per epoch of the records, per thread count where any is recorded
+    (``–`` for none)."""
+    if not timed:
+        return "–"
     groups: dict[int | None, list[float]] = {}
     for r in sorted(timed, key=lambda r: (r.threads is None, r.threads or 0)):
         groups.setdefault(r.threads, []).append(r.epoch_seconds)
