@@ -10,8 +10,8 @@ clipped where the cell clips (:meth:`zoo.fields.ltc.ctgru.CTGRUCell.update`). Th
 runs about twenty small operations per step each way; the loop does a sample's whole sequence in
 one pass forward and one backward (the chain rule through a step by hand), and the weights'
 gradients are then one matrix product each over all steps. Samples are split between
-``torch.get_num_threads()`` threads. The decay factors d (steps, M) and ln τ take no gradient (a buffer and the data's
-elapsed times).
+``torch.get_num_threads()`` threads. The decay factors d (steps, M) and ln τ take no gradient
+(they come from the data's elapsed times and a buffer).
 """
 
 from __future__ import annotations
