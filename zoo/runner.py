@@ -306,8 +306,8 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
 def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle: DataBundle,
                   device: torch.device, tags: dict[str, str]) -> str:
     """Start the MLflow run of ``spec``: the tags ``zoo report`` reads (spec hash, seed,
-    device, CPU threads, commit, reproduced entry, partial data) besides ``tags``, the resolved spec as one
-    param per dotted key and as ``spec.yaml``. The run's id."""
+    device, CPU threads, commit, reproduced entry, partial data) besides ``tags``, the resolved
+    spec as one param per dotted key and as ``spec.yaml``. The run's id."""
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
             "zoo.device": str(device), "zoo.threads": str(torch.get_num_threads()),
             "zoo.seed": str(spec.seed), **tags}

@@ -94,8 +94,9 @@ def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys)
         epoch_seconds=4.0, date="1970-01-01T00:00:02.001+00:00", device="cpu", threads=1,
         commit="abc123",
         spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one)
+    # no epoch logged: the spec's train.epochs
     assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device,
-            second.threads) == (two, 500, None, "def456", None, None)  # no epoch logged: the spec's train.epochs
+            second.threads) == (two, 500, None, "def456", None, None)
     assert first.recipe == second.recipe  # other tracking settings: the same recipe
     assert list(json.loads(lines[0])) == [f.name for f in dataclasses.fields(Record)]
     [sepsis] = records.read(root / f"{SEPSIS}.jsonl")

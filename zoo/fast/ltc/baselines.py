@@ -6,8 +6,9 @@ The input part W_I I + b is computed for all T steps in one call; the loop then 
 (one thin matrix product per evaluation instead of a concatenation and the full layer); on the
 CPU the CT-RNN with global feedback and the N-ODE run that loop compiled (:mod:`.unfold_rnn`),
 and the CT-GRU its own (:mod:`.ctgru_loop`). Elsewhere the cells' own update rule
-(:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they are. The LSTM, whose update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with
-TensorFlow's gates mapped onto it (:func:`lstm_sequence`).
+(:meth:`CTGRUCell.update`) and the ``unfold`` solver are reused as they are. The LSTM, whose
+update is TensorFlow's ``LSTMCell``, runs torch's fused LSTM kernel with TensorFlow's gates
+mapped onto it (:func:`lstm_sequence`).
 """
 
 from __future__ import annotations
