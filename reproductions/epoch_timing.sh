@@ -6,8 +6,9 @@
 # partial batch than the recipe's), so `zoo report --export ... --timings DIR` records them
 # for their cost per epoch; they are never results.
 # Each run uses THREADS CPU threads (default 1, as a sweep worker has where two runs share two
-# cores; the record keeps the count).
-# Usage: STORE=/tmp/repro/timing.db [THREADS=1] reproductions/epoch_timing.sh SPEC...
+# cores; the record keeps the count). DATA_NOTE labels data that are not the named dataset's
+# (zoo run --data-note), as for the random series of reproductions/synthetic_uea_mirror.py.
+# Usage: STORE=/tmp/repro/timing.db [THREADS=1] [DATA_NOTE=TEXT] reproductions/epoch_timing.sh SPEC...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-$(pwd)/../shared/data}
@@ -17,6 +18,6 @@ for spec in "$@"; do
   start=$(date +%s)
   .venv/bin/zoo run "$spec" --seed 1 --threads "${THREADS:-1}" -o train.epochs=1 -o train.drop_last=false \
     -o train.eval_shuffle_drop_last=false \
-    --tracking-uri "sqlite:///$STORE" --no-progress
+    --tracking-uri "sqlite:///$STORE" --no-progress ${DATA_NOTE:+--data-note "$DATA_NOTE"}
   echo "$spec: $(( $(date +%s) - start )) s wall for the whole command"
 done

@@ -152,6 +152,8 @@ def test_resume_errors(tmp_path, store, capsys):
     assert code == 2 and "no run '0123abc'" in err
     code, _, err = run_cli(["run", "x.yaml", "--resume", "0123abc"], capsys)
     assert code == 2 and "do not pass a spec" in err
+    code, _, err = run_cli(["run", "--resume", "0123abc", "--data-note", "a copy"], capsys)
+    assert code == 2 and "--data-note" in err
 
 
 @pytest.mark.slow
@@ -175,3 +177,17 @@ def test_run_refuses_a_thread_count_that_is_not_positive(value, write_spec, tiny
         run_cli(["run", str(path), "--threads", value], capsys)
     assert exit_info.value.code == 2
     assert f"--threads: not a positive integer: '{value}'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_data_note_labels_the_run_as_partial(write_spec, tiny_spec, store, capsys):
+    """--data-note: data that are not the named dataset's are tagged like a partial mirror copy,
+    so an exported record shows the label beside the number."""
+    tiny_spec["train"]["epochs"] = 1
+    note = "random series of the official shapes, for timing only"
+    code, _, err = run_cli(["run", str(write_spec(tiny_spec)), "--no-progress",
+                            "--data-note", note], capsys)
+    assert code == 0, err
+    assert f"WARNING: partial data: {note}" in err
+    _, run = only_run(store)
+    assert run.data.tags["zoo.partial_data"] == note

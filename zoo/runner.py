@@ -60,6 +60,9 @@ class RunOptions:
     force: bool = False  # resume a RUNNING run whose process zoo cannot check (see tracking.owner)
     #: switch glibc's allocator to keep freed blocks (process-wide: the CLI asks for it)
     keep_freed_blocks: bool = False
+    #: how the data differ from the dataset the spec names (a modified or synthetic copy): joined
+    #: to the loader's own partial-data label, so the run is never reported as the paper's
+    data_note: str | None = None
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)
     #: tags added to the run (a search's trial: its parent run and number)
     tags: dict[str, str] = field(default_factory=dict)
@@ -152,6 +155,8 @@ class _Session:
         self.bundle = spec.data.load(smoke=opts.smoke)
         if opts.smoke:
             self.bundle = self.bundle.smoke()
+        if opts.data_note:
+            self.bundle.partial = "; ".join(filter(None, [self.bundle.partial, opts.data_note]))
         if self.bundle.partial:
             opts.say(f"WARNING: partial data: {self.bundle.partial}")
         seed_everything(spec.seed)

@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    p.add_argument("--data-note", metavar="TEXT",
+                   help="label the run's data as not the named dataset's (a modified or "
+                        "synthetic copy): tag zoo.partial_data, shown beside its results")
     p.add_argument("--force", action="store_true",
                    help="with --resume: take over a run marked RUNNING whose process zoo cannot "
                         "check (another host); only once that process is gone")
@@ -83,11 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     opts = runner.RunOptions(seed=args.seed, device=args.device, tracking_uri=args.tracking_uri,
                              smoke=args.smoke, progress=not args.no_progress, force=args.force,
-                             keep_freed_blocks=True)  # the process is zoo's own
+                             keep_freed_blocks=True,  # the process is zoo's own
+                             data_note=args.data_note)
     if args.resume:
-        if args.spec or args.override or args.seed is not None:
-            raise InputError("--resume continues a run with its own spec; do not pass a spec, "
-                             "-o overrides or --seed with it")
+        if args.spec or args.override or args.seed is not None or args.data_note:
+            raise InputError("--resume continues a run with its own spec and data label; do not "
+                             "pass a spec, -o overrides, --seed or --data-note with it")
         with sigterm_interrupts():  # a scheduler's stop ends the run as Ctrl-C does
             result = runner.resume(args.resume, opts)
     else:
