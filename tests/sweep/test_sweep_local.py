@@ -74,7 +74,7 @@ def test_sweep_skips_finished_and_reruns_failed(write_spec, tiny_spec, tmp_path,
     fake_run(client, job.spec_hash, 3, "FINISHED", smoke=True)  # smoke runs are not results
     args = ["sweep", spec, "--seeds", "1-3", "--tracking-uri", uri]
 
-    assert zoo(args + ["--workers", "2"], monkeypatch) == 0
+    assert zoo(args + ["--workers", "2", "--threads", "1"], monkeypatch) == 0
     first = summary_rows(capsys.readouterr().out)
     assert first[1] == ("skipped", done)
     assert first[2][0] == first[3][0] == "finished" and failed not in (first[2][1], first[3][1])
@@ -82,6 +82,7 @@ def test_sweep_skips_finished_and_reruns_failed(write_spec, tiny_spec, tmp_path,
     for seed in (2, 3):
         run = new[first[seed][1]]
         assert run.info.status == "FINISHED" and run.data.tags["zoo.seed"] == str(seed)
+        assert run.data.tags["zoo.threads"] == "1"  # --threads
         assert run.data.tags["zoo.spec_hash"] == job.spec_hash
         assert run.data.tags["zoo.reproduces"] == REPRODUCES
         assert "test/accuracy" in run.data.metrics
@@ -92,3 +93,13 @@ def test_sweep_skips_finished_and_reruns_failed(write_spec, tiny_spec, tmp_path,
                                  3: ("skipped", first[3][1])}
     assert "3 runs: 3 skipped" in out
     assert len(new) == len(runs(uri)[1]) == 5
+
+
+def test_sweep_threads_are_for_local_runs(write_spec, tiny_spec, monkeypatch, capsys):
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    assert zoo(["sweep", spec, "--executor", "ray", "--threads", "2"], monkeypatch) == 2
+    assert "--threads is for local runs" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        zoo(["sweep", spec, "--threads", "0"], monkeypatch)
+    assert exit_info.value.code == 2
+    assert "--threads: not a positive integer: '0'" in capsys.readouterr().err

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a spec value, e.g. -o train.epochs=5 (repeatable)")
     p.add_argument("--seed", type=_seed, help="seed (overrides the spec's)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="device (default: spec)")
-    p.add_argument("--threads", type=_threads,
+    p.add_argument("--threads", type=positive_int,
                    help="CPU threads of torch's operations and the compiled kernels (default: "
                         "one per core; give 1 per run where several runs share the cores)")
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
@@ -63,7 +63,7 @@ def _seed(text: str) -> int:
                                          else f"not an integer: {text!r}") from None
 
 
-def _threads(text: str) -> int:
+def positive_int(text: str) -> int:
     """An argparse type: a positive thread count."""
     try:
         value = int(text)

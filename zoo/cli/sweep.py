@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import InputError
+from .commands import positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a value in every spec (repeatable)")
     p.add_argument("--workers", type=int, help="parallel runs on this machine (default: one "
                    "per CPU core, at most one per run); with --address the cluster decides")
+    p.add_argument("--threads", type=positive_int, help="CPU threads per run on this machine "
+                   "(default: cores ÷ workers); fewer where other work shares the cores")
     add_executor_options(p, "run")
     p.add_argument("--tracking-uri", help="MLflow store of every run (default: the specs', "
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
@@ -45,8 +48,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError("--workers must be at least 1")
     if args.address and args.executor != "ray":
         raise InputError("--address needs --executor ray")
+    if args.threads and args.executor == "ray":
+        raise InputError("--threads is for local runs; a Ray run has --cpus-per-run threads")
     opts = SweepOptions(seeds=parse_seeds(args.seeds) if args.seeds else None,
                         overrides=args.override, executor=args.executor, workers=args.workers,
+                        threads=args.threads,
                         address=args.address, cpus_per_run=args.cpus_per_run,
                         gpus_per_run=args.gpus_per_run, tracking_uri=args.tracking_uri,
                         smoke=args.smoke)

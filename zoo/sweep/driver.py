@@ -21,6 +21,7 @@ class SweepOptions:
     overrides: list[str] = field(default_factory=list)
     executor: str = "local"  # local or ray
     workers: int | None = None
+    threads: int | None = None  # CPU threads per local run (default: cores ÷ workers)
     address: str | None = None
     cpus_per_run: float = 1.0
     gpus_per_run: float = 0.0
@@ -54,7 +55,7 @@ def sweep(targets: list[str], opts: SweepOptions,
             results = run_ray(todo, uri, opts.address, workers, opts.cpus_per_run,
                               opts.gpus_per_run)
         else:
-            results = run_local(todo, uri, workers)
+            results = run_local(todo, uri, workers, opts.threads)
         for outcome in results:
             outcomes[outcome.job] = outcome
             progress(outcome)

@@ -19,9 +19,11 @@ from .job import Job, Outcome, execute, worker_signals
 from .signals import handled
 
 
-def run_local(jobs: list[Job], tracking_uri: str, workers: int) -> Iterator[Outcome]:
-    """Outcomes in completion order; ``workers`` processes share the CPU cores evenly."""
-    threads = max(1, (os.cpu_count() or 1) // workers)
+def run_local(jobs: list[Job], tracking_uri: str, workers: int,
+              threads: int | None = None) -> Iterator[Outcome]:
+    """Outcomes in completion order; ``workers`` processes of ``threads`` CPU threads each
+    (default: the cores shared evenly)."""
+    threads = threads or max(1, (os.cpu_count() or 1) // workers)
     context = multiprocessing.get_context("spawn")
     received: list[int] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context,
