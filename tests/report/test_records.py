@@ -14,6 +14,7 @@ from conftest import REPO
 from results.cli import zoo
 from zoo.errors import InputError
 from zoo.report import page, records
+from zoo.report.recipes import recipes_of
 from zoo.report.records import Record, merge
 from zoo.results.published import load_registry
 
@@ -26,8 +27,9 @@ def test_page_section_is_what_the_records_give():
     """The committed section of docs/reproduction.md equals the one the committed records give."""
     text = PAGE.read_text(encoding="utf-8")
     root = REPO / "reproductions" / "results"
-    expected = page.section(load_registry(), records.load(root), page.link(PAGE, root),
-                            records.load(REPO / "reproductions" / "timings"))
+    done, timed = records.load(root), records.load(REPO / "reproductions" / "timings")
+    expected = page.section(load_registry(), done, page.link(PAGE, root), timed,
+                            recipes_of(done.keys() | timed.keys()))
     shown = text[text.index(page.BEGIN):text.index(page.END) + len(page.END)]
     assert shown == expected, f"the results section is stale; run: {REGENERATE}"
 
@@ -218,16 +220,19 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     assert [(r.seed, r.epochs, r.epoch_seconds) for r in timed] == [(3, 3, None), (5, 1, 10.0)]
     assert [r.seed for r in records.read(root / f"{SPEECH}.jsonl")] == [1, 2]
     assert {r.recipe for r in timed} == {records.read(root / f"{SPEECH}.jsonl")[0].recipe}
-    section = page.section(load_registry(), records.load(root), "results", records.load(timings))
+    section = page.section(load_registry(), records.load(root), "results", records.load(timings),
+                           recipes_of([SPEECH]))
     # seed 1 (complete, stopped after 3 epochs, 1 thread): 4 s per epoch; seed 5 (its threads
-    # not recorded): 10 s, apart; the others logged no epoch time
-    assert (f"| {SPEECH} | cpu | 4 (1 thread); 10 (threads not recorded) | 1: 12 s each "
+    # not recorded): 10 s, apart; the others logged no epoch time. A seed of the recipe: at most
+    # 500 epochs (it stops early) at either rate
+    assert (f"| {SPEECH} | cpu | 4 (1 thread); 10 (threads not recorded) | ≤ 500 epochs (stops "
+            "early): ≤ 33 min (1 thread); ≤ 83 min (threads not recorded) | 1: 12 s each "
             "(3 epochs) | seed 5: 1 | complete |") in section
     client.set_tag(short, "zoo.threads", "1")
     zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root, "--timings",
          timings], monkeypatch)
     section = page.section(load_registry(), records.load(root), "results", records.load(timings))
-    assert f"| {SPEECH} | cpu | 7 (1 thread) | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
+    assert f"| {SPEECH} | cpu | 7 (1 thread) | – | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
     assert "### Cost on this machine" not in page.section(load_registry(), records.load(root),
                                                           "results")
 
@@ -340,3 +345,17 @@ def test_authors_scripts_summary_and_staging(tmp_path, monkeypatch):
     (source / "ozone.py").write_text("import tensorflow.compat.v1 as tf\n")
     with pytest.raises(SystemExit, match="has no line 'import tensorflow as tf'"):
         authors._stage(tmp_path / "repo", authors.TASKS["ozone"], tmp_path / "work2")
+
+
+def test_recipe_epochs_and_early_stopping_of_the_cost_table():
+    """A seed at the recipe is its epochs × s/epoch, an upper bound where the recipe stops early
+    (paper (a)'s plateau stop) and exact where it trains every epoch (the LTC protocol)."""
+    ltc, sepsis = "hasani2021/table3/traffic/ltc", "irie2022/table1/sepsis-oi/cde-hebb"
+    found = recipes_of([ltc, sepsis])
+    assert (found[ltc].epochs, found[ltc].stops_early) == (199, False)
+    assert (found[sepsis].epochs, found[sepsis].stops_early) == (200, True)
+    [timed] = records.read(REPO / "reproductions" / "timings" / f"{ltc}.jsonl")
+    timed = dataclasses.replace(timed, epoch_seconds=33.0, threads=1)
+    assert page._recipe_seed([timed], found[ltc]) == "199 epochs: 1.8 h (1 thread)"
+    assert page._recipe_seed([timed], found[sepsis]) == ("≤ 200 epochs (stops early): ≤ 1.8 h "
+                                                         "(1 thread)")

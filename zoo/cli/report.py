@@ -58,9 +58,11 @@ def _writable(folder: Path, option: str) -> Path:
 
 
 def _from_records(args: argparse.Namespace, registry) -> int:
-    """Rebuild the results section from the records alone: print it, or rewrite ``--page``."""
+    """Rebuild the results section from the records alone (and the recipes' epochs for the cost
+    table): print it, or rewrite ``--page``."""
     from ..report import page
     from ..report.files import atomic_write
+    from ..report.recipes import recipes_of
     from ..report.records import load
 
     if args.table:
@@ -69,19 +71,21 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     if not root.is_dir():
         raise InputError(f"--from-records {root}: no such folder")
     records = load(root)
-    timings = None
+    timings = recipes = None
     if args.timings is not None:
         if not args.timings.is_dir():
             raise InputError(f"--timings {args.timings}: no such folder")
         timings = load(args.timings)
+        recipes = recipes_of(records.keys() | timings.keys(), args.specs)
     if args.page is None:
-        print(page.section(registry, records, root.as_posix(), timings))
+        print(page.section(registry, records, root.as_posix(), timings, recipes))
         return 0
     try:
         old = args.page.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--page {args.page}: {exc.strerror}") from None
-    new = page.replace(old, page.section(registry, records, page.link(args.page, root), timings))
+    new = page.replace(old, page.section(registry, records, page.link(args.page, root), timings,
+                                         recipes))
     for path in page.write_plots(registry, records, root):
         print(f"wrote {path}")
     if new == old:

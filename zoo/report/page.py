@@ -1,4 +1,5 @@
-"""The results section of ``docs/reproduction.md``, regenerated from the records alone.
+"""The results section of ``docs/reproduction.md``, regenerated from the records alone (the cost
+table also reads the shipped specs' epochs).
 
 The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the page is never
 touched. Per registry table: the entries with records (paper, ours over the recorded seeds with n
@@ -16,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..results.published import Registry
 from .plot import comparison_figure
-from .recipes import recipe_key, split_key, variants
+from .recipes import Recipe, recipe_key, split_key, variants
 from .records import Record
 from .files import atomic_write
 from .render import cells, decimals, stats_text
@@ -81,7 +82,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
+def _cost_line(key: str, mine: list[Record], timed: list[Record],
+               recipe: Recipe | None) -> str | None:
     """One row of the cost table, or None when no record has an epoch time."""
     full = [r for r in mine if r.epoch_seconds is not None and r.epochs]
     short = [r for r in timed if r.epoch_seconds is not None and r.epochs]
@@ -93,13 +95,14 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record]) -> str | None:
     timed_text = ", ".join(f"seed {r.seed}: {r.epochs}" for r in short) or "–"
     devices = ", ".join(sorted({r.device for r in both if r.device})) or "?"
     partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
-    text = [key, devices, _per_epoch(both), seeds, timed_text, partial]
+    text = [key, devices, _per_epoch(both), _recipe_seed(both, recipe), seeds, timed_text,
+            partial]
     return _markdown_row(text)
 
 
-def _per_epoch(timed: list[Record]) -> str:
-    """The mean seconds per epoch of the records, per thread count where any is recorded
-    (``–`` for none)."""
+def _by_threads(timed: list[Record], show) -> str:
+    """``show`` of the mean seconds per epoch of the records, per thread count where any is
+    recorded (``–`` for none)."""
     if not timed:
         return "–"
     groups: dict[int | None, list[float]] = {}
@@ -107,41 +110,60 @@ def _per_epoch(timed: list[Record]) -> str:
         groups.setdefault(r.threads, []).append(r.epoch_seconds)
     parts = []
     for threads, seconds in groups.items():
-        mean = statistics.fmean(seconds)
-        number = f"{mean:.3g}" if mean < 100 else f"{mean:.0f}"
+        text = show(statistics.fmean(seconds))
         if len(groups) > 1 or threads is not None:
-            number += (" (threads not recorded)" if threads is None else
-                       f" ({threads} thread{'s' * (threads > 1)})")
-        parts.append(number)
+            text += (" (threads not recorded)" if threads is None else
+                     f" ({threads} thread{'s' * (threads > 1)})")
+        parts.append(text)
     return "; ".join(parts)
 
 
-def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]]) -> list[str]:
+def _per_epoch(timed: list[Record]) -> str:
+    return _by_threads(timed, lambda mean: f"{mean:.3g}" if mean < 100 else f"{mean:.0f}")
+
+
+def _recipe_seed(timed: list[Record], recipe: Recipe | None) -> str:
+    """The recipe's epochs × the seconds per epoch: a seed's training time, at most that where
+    the recipe may stop early."""
+    if recipe is None:
+        return "–"
+    bound = "≤ " * recipe.stops_early
+    epochs = f"{bound}{recipe.epochs} epochs{' (stops early)' * recipe.stops_early}"
+    return f"{epochs}: " + _by_threads(timed, lambda s: bound + _duration(recipe.epochs * s))
+
+
+def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
+          recipes: dict[str, Recipe] | None = None) -> list[str]:
     """The cost table: per recipe key with timed epochs, the mean over its records of their
-    seconds per training epoch, the complete seeds and their mean training time (seconds per epoch ×
-    epochs, both measured), and the shortened timing runs."""
-    lines = [_cost_line(k, records.get(k, []), timings.get(k, []))
+    seconds per training epoch, the training time of a seed at the recipe's epochs (``recipes``
+    by key), the complete seeds and their mean training time (seconds per epoch × epochs, both
+    measured), and the shortened timing runs."""
+    recipes = recipes or {}
+    lines = [_cost_line(k, records.get(k, []), timings.get(k, []), recipes.get(k))
              for k in sorted(records.keys() | timings.keys())]
     lines = [line for line in lines if line is not None]
     if not lines:
         return []
-    head = ["id", "device", "s / epoch", "seeds run to the end: training time each",
+    head = ["id", "device", "s / epoch", "a seed at the recipe: epochs, training time",
+            "seeds run to the end: training time each",
             "shortened timing runs: epochs", "data"]
     return ["### Cost on this machine", "",
             "Seconds per training epoch (per record the mean of its logged "
             "`time/epoch_seconds`, averaged over the entry's records, complete and shortened "
-            "runs alike, apart per number of CPU threads where the runs recorded it); for the "
-            "seeds run to the "
+            "runs alike, apart per number of CPU threads where the runs recorded it); what a "
+            "seed of the shipped recipe would take at that rate (its epochs, at most, where it "
+            "stops early); for the seeds run to the "
             "end of the recipe, their training time (the sum of their epochs); the shortened "
             "runs (`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
 
 
 def section(registry: Registry, records: dict[str, list[Record]], plots: str,
-            timings: dict[str, list[Record]] | None = None) -> str:
+            timings: dict[str, list[Record]] | None = None,
+            recipes: dict[str, Recipe] | None = None) -> str:
     """The marked section, ``BEGIN`` to ``END``; ``plots`` links the records folder from the
     page (a table's plot is ``<records>/<paper>/<table>.png``); ``timings`` adds the cost
-    table."""
+    table, with a seed's time at the epochs of ``recipes`` (by recipe key)."""
     lines = [BEGIN, "", f"{sum(map(len, records.values()))} seeds recorded for {len(records)} "
              f"of the {len(registry.entries)} registry entries.", ""]
     for key, rows in tables(registry, records).items():
@@ -157,7 +179,7 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str,
             label = "Other entries: no" if have else "No"
             lines += [f"{label} recipe runs recorded ({', '.join(missing)}).", ""]
     if timings is not None:
-        lines += costs(records, timings)
+        lines += costs(records, timings, recipes)
     return "\n".join([*lines, END])
 
 

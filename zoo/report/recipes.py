@@ -37,6 +37,12 @@ class Recipe:
     def epochs(self) -> int:
         return int(self.params[EPOCHS])
 
+    @property
+    def stops_early(self) -> bool:
+        """Whether the recipe may end before its epochs (``train.stopping`` monitors a metric)."""
+        return any(not unset(self.params.get(f"train.stopping.{k}"))
+                   for k in ("monitor", "monitors"))
+
 
 def comparable(params: dict[str, str]) -> dict[str, str]:
     """The params that must match the recipe: all but ``seed``, ``tracking.*``, ``search.*`` and
@@ -82,6 +88,11 @@ def load_recipes(ids: Iterable[str], root: str | Path | None = None) -> dict[str
         found[key] = Recipe(path, comparable(flatten(spec.model_dump(mode="json"))),
                             spec.variant)
     return found
+
+
+def recipes_of(keys: Iterable[str], root: str | Path | None = None) -> dict[str, Recipe]:
+    """The recipes of the entries that recipe ``keys`` name (with all their variants)."""
+    return load_recipes({split_key(k)[0] for k in keys}, root)
 
 
 def variant_of(params: dict[str, str]) -> str | None:
