@@ -1,5 +1,6 @@
-"""The LTC paper's protocol for gesture, ozone (Table 3) and half-cheetah (Table 6), checked
-against the authors' scripts ``experiments_with_ltcs/{gesture,ozone,cheetah}.py``.
+"""The LTC paper's protocol for gesture, ozone, traffic (Table 3) and half-cheetah (Table 6),
+checked against the authors' scripts ``experiments_with_ltcs/{gesture,ozone,traffic,cheetah}.py``
+(traffic.py both as it is and as released with the paper, before its fix of 2021-08-09).
 
 Each authors' quantity is recomputed here with numpy (and pandas, which the gesture script uses
 to read its CSV files) from the files of the local data mirror, following the scripts'
@@ -12,6 +13,7 @@ from __future__ import annotations
 import io
 import math
 import zipfile
+from datetime import datetime
 
 import numpy as np
 import pytest
@@ -32,6 +34,7 @@ LTC = DATA_MIRROR / "ltc"
 GESTURE_ZIP = LTC / "gesture" / "gesture_phase_dataset.zip"
 OZONE_FILE = LTC / "ozone" / "eighthr.data"
 CHEETAH_DIR = LTC / "cheetah"
+TRAFFIC_FILE = LTC / "traffic" / "Metro_Interstate_Traffic_Volume.csv.gz"
 SPECS = REPO / "specs" / "hasani2021"
 GESTURE_LSTM = SPECS / "table3" / "gesture" / "lstm.yaml"
 OZONE_LSTM = SPECS / "table3" / "ozone" / "lstm.yaml"
@@ -141,6 +144,36 @@ def authors_ozone() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             for name, idx in seeded_split(tx.shape[1]).items()}
 
 
+def authors_traffic(stack_axis: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """traffic.py:15-73: the CSV read with pandas; inputs [holiday == None (never true), temp −
+    its mean, rain_1h, snow_1h, clouds_all, weekday, sin(hour·π/24)], the volume z-scored
+    (population std), all float32; windows of 32 at starts range(0, rows − 32, 4) stacked
+    time-major (32, N, ·), then stacked again along ``stack_axis``: 0 since commit a0bede1
+    (a copy: N windows of 32 steps), 1 in the script released with the paper (commit cfc6a1f:
+    (N, 32, ·) fed time-major, 32 sequences of N steps). Split by the seeded permutation of
+    the sequences; returned batch-first."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(TRAFFIC_FILE)
+    holiday = (frame["holiday"].values == None).astype(np.float32)  # noqa: E711 (the script's)
+    temp = frame["temp"].values.astype(np.float32)
+    temp -= np.mean(temp)
+    stamps = [datetime.strptime(d, "%Y-%m-%d %H:%M:%S") for d in frame["date_time"].values]
+    weekday = np.array([d.weekday() for d in stamps]).astype(np.float32)
+    noon = np.sin(np.array([d.hour for d in stamps]).astype(np.float32) * np.pi / 24)
+    x = np.stack([holiday, temp, *(frame[c].values.astype(np.float32)
+                                   for c in ("rain_1h", "snow_1h", "clouds_all")),
+                  weekday, noon], axis=-1)
+    y = frame["traffic_volume"].values.astype(np.float32)
+    y -= np.mean(y)
+    y /= np.std(y)
+    starts = range(0, len(x) - 32, 4)
+    wx = np.stack([x[s:s + 32] for s in starts], axis=1)
+    wy = np.stack([y[s:s + 32] for s in starts], axis=1)
+    tx, ty = np.stack(wx, axis=stack_axis), np.stack(wy, axis=stack_axis)
+    return {name: (tx[:, idx].transpose(1, 0, 2), ty[:, idx].T[..., None])
+            for name, idx in seeded_split(tx.shape[1]).items()}
+
+
 def authors_cheetah() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """cheetah.py:13-62: the sorted trace files, [15:25] training, [5:15] test, [:5]
     validation; each as float32 cut at starts range(0, 1000 - 32 - 1, 10), target = the
@@ -224,6 +257,22 @@ def test_ozone_as_run_test_rows_are_shifted_training_rows():
     test_rows = ours["test"][0].reshape(-1, 72)
     seen = np.mean([r.tobytes() in train_rows for r in test_rows])
     assert seen > 0.99
+
+
+@pytest.mark.parametrize("protocol, stack_axis, shapes", [
+    (None, 0, {"train": (9033, 32, 7), "val": (1204, 32, 7), "test": (1806, 32, 7)}),
+    ("as_run", 1, {"train": (25, 12043, 7), "val": (3, 12043, 7), "test": (4, 12043, 7)}),
+])
+def test_traffic_splits_match_the_authors_procedure(protocol, stack_axis, shapes):
+    """The shipped recipe is the script since its fix (windows of 32 hours); ``as_run`` is the
+    script released with the paper, whose second stack transposed them (as ozone.py's does)."""
+    needs(TRAFFIC_FILE)
+    ours, theirs = zoo_arrays("traffic", protocol=protocol), authors_traffic(stack_axis)
+    for name in ("train", "val", "test"):
+        np.testing.assert_array_equal(ours[name][0], theirs[name][0])
+        np.testing.assert_array_equal(ours[name][1], theirs[name][1])
+    assert {n: v[0].shape for n, v in ours.items()} == shapes
+    assert np.all(ours["train"][0][..., 0] == 0)  # the holiday flag is never set
 
 
 def test_cheetah_files_windows_and_targets_match_the_authors_procedure():

@@ -1,11 +1,20 @@
-"""UCI Metro Interstate Traffic Volume (LTC paper Table 3; [LTC] ``traffic.py`` at commit
-a0bede1, which fixed a transposition; docs/sources.md#ltc-traffic).
+"""UCI Metro Interstate Traffic Volume (LTC paper Table 3; [LTC] ``traffic.py``;
+docs/sources.md#ltc-traffic).
 
 Seven inputs per hour: holiday flag, temperature minus its mean, rain_1h, snow_1h, clouds_all,
 weekday, sin(hour·π/24); target: traffic_volume z-scored (population std), all float32. The
 script's holiday flag compares the column's strings with Python ``None``, which is never true,
-so the channel is constant 0 (kept, to match the published inputs). Windows of 32, stride 4,
-permuted with seed 23489: 10 % validation, 15 % test, rest training. Per-step regression, MSE.
+so the channel is constant 0 (kept, to match the published inputs). Per-step regression, MSE.
+
+``protocol``:
+
+* ``windowed`` (default, also when unset): the script since commit a0bede1 (2021-08-09,
+  "bugfix: traffic dataset transposed axis"): the 12,043 windows of 32 hours, stride 4,
+  permuted with seed 23489 into 10 % validation, 15 % test and the rest training.
+* ``as_run``: the script as released with the paper (commit cfc6a1f, 2020-06-01). Its second
+  stack of the windows swaps the batch and time axes, as ozone.py's does: 32 "sequences" of
+  12,043 steps (sequence k, step j = hour 4j + k), permuted with seed 23489 into 3 validation,
+  4 test and 25 training sequences.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
 
 from ...data.ltc_splits import permutation_split, split_arrays
 from ...data.readers import csv_columns, reading, text_of
@@ -61,6 +71,10 @@ class TrafficConfig(LTCDataset):
 
     kind: Literal["traffic"] = "traffic"
     record: ClassVar[DatasetRecord] = RECORD
+    protocol: Literal["windowed", "as_run"] | None = Field(
+        None, description="windowed (or unset): 12,043 windows of 32 hours (the script since its "
+                                "2021 fix); as_run: the paper-time script's transposed 32 "
+                                "sequences of 12,043 steps (docs/sources.md#ltc-traffic)")
 
     def task(self) -> TaskInfo:
         return TaskInfo("regression", 1, per_step=True)
@@ -70,4 +84,6 @@ class TrafficConfig(LTCDataset):
             x, y = features(csv_columns(text_of(paths[FILE]), COLUMNS))
         starts = ltc_starts(len(x), LENGTH, STRIDE)
         x, y = cut(x, starts, LENGTH), cut(y, starts, LENGTH)
+        if self.protocol == "as_run":
+            x, y = x.transpose(1, 0, 2), y.transpose(1, 0, 2)
         return split_arrays(x, y, permutation_split(len(x), SEED))
