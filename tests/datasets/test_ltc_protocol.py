@@ -40,6 +40,9 @@ GESTURE_LSTM = SPECS / "table3" / "gesture" / "lstm.yaml"
 OZONE_LSTM = SPECS / "table3" / "ozone" / "lstm.yaml"
 CHEETAH_CTRNN = SPECS / "table6" / "half-cheetah" / "ctrnn.yaml"
 CHEETAH_LTC = SPECS / "table6" / "half-cheetah" / "ltc.yaml"
+TRAFFIC_LSTM = SPECS / "table3" / "traffic" / "lstm.yaml"
+TRAFFIC_LTC = SPECS / "table3" / "traffic" / "ltc.yaml"
+TRAFFIC_AS_RELEASED = SPECS / "table3" / "traffic" / "lstm.as-released.yaml"
 
 #: the scripts' split seed and fractions (gesture.py:76-78, ozone.py:84-86)
 SEED, VAL_FRACTION, TEST_FRACTION = 23489, 0.1, 0.15
@@ -291,6 +294,9 @@ def test_cheetah_files_windows_and_targets_match_the_authors_procedure():
     (OZONE_LSTM, 1e-3, "val/f1", "max"),                 # ozone.py:110, 242-252
     (CHEETAH_CTRNN, 1e-3, "val/mse", "min"),             # cheetah.py:78, 178-185
     (CHEETAH_LTC, 1e-2, "val/mse", "min"),               # cheetah.py:92 (LTC lr 0.01)
+    (TRAFFIC_LSTM, 1e-3, "val/mse", "min"),              # traffic.py:89, 178-192
+    (TRAFFIC_LTC, 1e-2, "val/mse", "min"),               # traffic.py:104 (LTC lr 0.01)
+    (TRAFFIC_AS_RELEASED, 1e-3, "val/mse", "min"),       # the same at commit cfc6a1f
 ])
 def test_specs_carry_the_scripts_constants(path, lr, select, mode):
     spec, _ = load_spec(path)
@@ -333,8 +339,10 @@ def smaller(a, b):
 #: (spec, metric, the scripts' comparison, the scripts' ``or e == 1``)
 RULES = {"gesture": (GESTURE_LSTM, "accuracy", bigger, False),
          "ozone": (OZONE_LSTM, "f1", bigger, True),
-         "cheetah": (CHEETAH_CTRNN, "mse", smaller, True)}
-DATA = {"gesture": GESTURE_ZIP, "ozone": OZONE_FILE, "cheetah": CHEETAH_DIR}
+         "cheetah": (CHEETAH_CTRNN, "mse", smaller, True),
+         "traffic": (TRAFFIC_LSTM, "mse", smaller, True)}  # traffic.py:178-192
+DATA = {"gesture": GESTURE_ZIP, "ozone": OZONE_FILE, "cheetah": CHEETAH_DIR,
+        "traffic": TRAFFIC_FILE}
 
 
 def smoke_trainer(path, epochs: int, overrides=()) -> loop.Trainer:
@@ -376,7 +384,8 @@ def scripted_fit(monkeypatch, trainer, metric: str, after: list[float]):
 #: validation metric after 0, 1, ..., 6 epochs; ties, and the best strictly inside
 INSIDE = {"gesture": [0.9, 0.3, 0.5, 0.5, 0.4, 0.5, 0.2],
           "ozone": [0.9, 0.0, 0.2, 0.2, 0.1, 0.2, 0.0],
-          "cheetah": [0.1, 9.0, 4.0, 4.0, 5.0, 4.0, 8.0]}
+          "cheetah": [0.1, 9.0, 4.0, 4.0, 5.0, 4.0, 8.0],
+          "traffic": [0.1, 9.0, 4.0, 4.0, 5.0, 4.0, 8.0]}
 
 
 @pytest.mark.parametrize("dataset", RULES)
@@ -426,7 +435,8 @@ def test_the_candidates_are_the_scripts(monkeypatch, dataset):
 
 #: (spec, training sequences)
 BATCHES = {"gesture": (GESTURE_LSTM, 455), "ozone": (OZONE_LSTM, 25),
-           "cheetah": (CHEETAH_CTRNN, 970)}
+           "cheetah": (CHEETAH_CTRNN, 970), "traffic": (TRAFFIC_LSTM, 9033),
+           "traffic-as-released": (TRAFFIC_AS_RELEASED, 25)}
 
 
 def authors_batches(n_train: int, batch: int = 16) -> list[int]:
@@ -455,7 +465,7 @@ def zoo_batches(path, overrides=()) -> tuple[int, list[int]]:
 @pytest.mark.parametrize("dataset", BATCHES)
 def test_training_batches_per_epoch_are_the_scripts(dataset):
     path, n_train = BATCHES[dataset]
-    needs(DATA[dataset])
+    needs(DATA[dataset.partition("-")[0]])
     n, drawn = zoo_batches(path)
     assert n == n_train and drawn == authors_batches(n_train)  # the remainder is not trained
 
@@ -487,13 +497,14 @@ def test_ozone_class_weights_and_f1_are_the_scripts():
     assert readout.loss(out, torch.from_numpy(labels)).item() == pytest.approx(loss, rel=1e-9)
 
 
-@pytest.mark.parametrize("dataset", ["gesture", "cheetah"])
-def test_metrics_cover_every_step_and_batching_does_not_change_them(dataset):
-    """gesture.py:148-149: accuracy = mean over all steps of all sequences; cheetah.py:120:
-    MSE = mean over all steps, sequences and the 17 dimensions. The scripts evaluate a split
-    in one run; zoo in batches (of 16), concatenated before the metric."""
+@pytest.mark.parametrize("dataset, path, outputs", [
+    ("gesture", GESTURE_LSTM, 5), ("cheetah", CHEETAH_LTC, 17), ("traffic", TRAFFIC_LTC, 1)])
+def test_metrics_cover_every_step_and_batching_does_not_change_them(dataset, path, outputs):
+    """gesture.py:148-149: accuracy = mean over all steps of all sequences; cheetah.py:120 and
+    traffic.py:142: MSE = mean over all steps, sequences and output dimensions (17, 1). The
+    scripts evaluate a split in one run; zoo in batches (of 16), concatenated before the
+    metric."""
     needs(DATA[dataset])
-    path = GESTURE_LSTM if dataset == "gesture" else CHEETAH_LTC
     trainer = smoke_trainer(path, 1)
     model, split = trainer.model, trainer.splits.val
     batched = evaluate(model, split, 5, torch.device("cpu"), torch.float32)  # 4 batches
@@ -506,7 +517,7 @@ def test_metrics_cover_every_step_and_batching_does_not_change_them(dataset):
         assert batched["accuracy"] == whole["accuracy"] == pytest.approx(
             np.mean(out.argmax(-1) == y))
     else:
-        assert out.shape[-1] == 17
+        assert out.shape[-1] == outputs
         assert batched["mse"] == pytest.approx(whole["mse"], rel=1e-6)
         assert batched["mse"] == pytest.approx(np.mean((out - y) ** 2), rel=1e-5)
 
