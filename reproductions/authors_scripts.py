@@ -15,7 +15,7 @@ Each finished run appends one JSON line to ``reproductions/authors/<entry id>.js
 script's best-validation test number as the script wrote it, its best epoch, the TensorFlow
 version, the repository commit, the date and the wall time. ``--page`` rewrites the marked
 section of ``docs/reproduction.md`` from those files, the registry and the zoo records, and
-``tests/test_authors_scripts.py`` fails when the section differs from what they give.
+``tests/report/test_records.py`` fails when the section differs from what they give.
 
     python3 -m venv /tmp/tfenv && /tmp/tfenv/bin/pip install 'tensorflow-cpu==2.15.1' pandas
     .venv/bin/python reproductions/authors_scripts.py --repo PATH/liquid_time_constant_networks \\
