@@ -192,7 +192,7 @@ def test_records_rebuild_the_page(store, tmp_path, monkeypatch, capsys):
            "No recipe runs recorded (character-trajectories/matrix-ncde, " in text
     assert (root / "irie2022/table1.png").read_bytes()[:4] == b"\x89PNG"
     assert f"wrote {root / 'irie2022/table1.png'}" in out
-    assert "results section rewritten from 3 records of 2 entries" in out
+    assert "results section rewritten from 3 records of 2 recipes and variants" in out
 
     # records alone: the store is not needed
     (tmp_path / "mlruns.db").unlink()

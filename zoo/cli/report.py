@@ -93,7 +93,8 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     else:
         atomic_write(args.page, lambda p: p.write_text(new, encoding="utf-8"))
         print(f"{args.page}: results section rewritten from "
-              f"{sum(map(len, records.values()))} records of {len(records)} entries")
+              f"{sum(map(len, records.values()))} records of {len(records)} recipes and "
+              "variants")
     return 0
 
 

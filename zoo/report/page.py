@@ -164,7 +164,8 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str,
     """The marked section, ``BEGIN`` to ``END``; ``plots`` links the records folder from the
     page (a table's plot is ``<records>/<paper>/<table>.png``); ``timings`` adds the cost
     table, with a seed's time at the epochs of ``recipes`` (by recipe key)."""
-    lines = [BEGIN, "", f"{sum(map(len, records.values()))} seeds recorded for {len(records)} "
+    entries = {split_key(key)[0] for key in records}  # an entry's variants count once
+    lines = [BEGIN, "", f"{sum(map(len, records.values()))} seeds recorded for {len(entries)} "
              f"of the {len(registry.entries)} registry entries.", ""]
     for key, rows in tables(registry, records).items():
         lines += [f"### {key}: {registry.captions[key]}", ""]
