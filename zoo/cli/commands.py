@@ -64,7 +64,7 @@ def _seed(text: str) -> int:
 
 
 def positive_int(text: str) -> int:
-    """An argparse type: a positive thread count."""
+    """An argparse type: a positive integer (a thread count)."""
     try:
         value = int(text)
     except ValueError:
