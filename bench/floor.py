@@ -15,7 +15,8 @@
   (``SolvedBody.stepper``: autograd's, or the NCDE's hand-written reverse pass), forward and
   backward: the solve's evaluations with the least solver arithmetic around them. With an
   adaptive solver the count is the NFE of one solve of the batch and the loop autograd's, as
-  in ``zoo/fast/solve/adaptive.py``.
+  in ``zoo/fast/solve/adaptive.py``. The two-layer FWP model (paper a App. C.1), whose field
+  reads the fast weights beyond a rank-one term, counts here too, with its ``stage_field``.
 
 The cases that backpropagate by the continuous adjoint take the same floor: the adjoint does
 this work and more (its backward pass evaluates the field again), so the bound is looser there.
@@ -39,6 +40,8 @@ from zoo.fast.solve.lean import field_stepper
 from zoo.fast.solve.tableau import TABLEAUX
 from zoo.fast.solved import stepper as solved_stepper
 from zoo.fields.fwp.body import FWPBody
+from zoo.fields.fwp.fast_weight import flatten
+from zoo.fields.fwp.multilayer import TwoLayerUpdate
 from zoo.fast.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
 
@@ -53,7 +56,8 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if isinstance(body, SolvedBody) and body.adaptive:
         return _adaptive_evaluations(model, batch, path)
     grid = FixedGrid.plan(model.integrator, path.grid_points)
-    if isinstance(body, FWPBody):
+    two_layers = isinstance(body, FWPBody) and isinstance(body.vector_field, TwoLayerUpdate)
+    if isinstance(body, FWPBody) and not two_layers:
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
             if isinstance(writes.key, StageLinear):  # keys, rates and values read once
@@ -70,13 +74,19 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
             total.backward()
         return slow_net, 1
     times, _ = grid.distinct_stages(dtype)
-    z0 = body.z0(path, batch).detach()
+    if two_layers:
+        field = body.vector_field
+        z0 = flatten(body.initial(field, path, batch)).detach()
+        stepper, stage_inputs = field_stepper(field.stage_field), field.stage_inputs
+    else:
+        z0 = body.z0(path, batch).detach()
+        stepper, stage_inputs = solved_stepper(body), body.stage_inputs
     count = grid.steps * grid.tableau.stages
-    stepper, steps = solved_stepper(body), z0.new_full((count,), 0.1)
+    steps = z0.new_full((count,), 0.1)
     first_input = torch.zeros(count, 1, dtype=torch.long)  # every evaluation reads stage 0
 
     def evaluations() -> None:
-        inputs = body.stage_inputs(path, times[:1])
+        inputs = stage_inputs(path, times[:1])
         states = stepper(TABLEAUX["euler"], steps, first_input, z0, inputs)
         states[-1].sum().backward()
     return evaluations, 1

@@ -88,6 +88,10 @@ CASES |= {f"{name}-adjoint": ({**CASES[name][0], "backprop": "adjoint"}, target)
           for name, target in [("fwp-hebb-cde", 10.0), ("fwp-delta-cde", 5.0),
                                ("fwp-delta-ode", 5.0), ("fwp-oja-cde", 3.0),
                                ("fwp-eigenworms-postdelta", 3.0), ("ncde-speech", 1.3)]}
+#: App. C.1's two-layer model as shipped: no rank-one form, the lean split under autograd
+_EIGENWORMS = CASES["fwp-eigenworms-postdelta-adjoint"][0]
+CASES["fwp-eigenworms-2layer-adjoint"] = (
+    {**_EIGENWORMS, "field": {**_EIGENWORMS["field"], "layers": 2}}, None)
 #: ``--quick`` divides longer sequences by 4
 QUICK_KEEPS = 64
 #: the adjoint with the output times the model reads (the default; the authors' gradients)

@@ -54,9 +54,23 @@ def test_initial_states(initial):
     assert_fast_equals_generic(field({"rule": "delta"}, "ode"), "rk4", initial=initial)
 
 
-def test_two_layers_and_adaptive_solvers_run_generic():
-    model = make_model({**SMALL, "form": "ode", "layers": 2}, channels=3, step_size=0.5)
-    assert model.body.implementation_used == "generic (two-layer model)"
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("rule", RULES[1:3], ids=lambda r: "-".join(r.values()))
+def test_two_layers(rule, method):
+    """The two-layer model (App. C.1) on its lean split: layer 2 reads layer 1 inside the
+    field, at the stage states."""
+    two_layers = {**field(rule, "ode"), "layers": 2}
+    assert_fast_equals_generic(two_layers, method)
+    assert_fast_equals_generic(two_layers, method, backprop="adjoint")
+
+
+def test_two_layers_per_step_and_float32():
+    two_layers = {**field({"rule": "delta", "delta": "post"}, "ode"), "layers": 2}
+    assert_fast_equals_generic(two_layers, "rk4", per_step=True)
+    assert_fast_equals_generic(two_layers, "rk4", backprop="adjoint", dtype=torch.float32)
+
+
+def test_adaptive_solvers_run_generic():
     with pytest.warns(UserWarning, match="model.solver 'dopri5'.*generic path"):
         model = make_model(SMALL, channels=3, method="dopri5")
     assert model.body.implementation_used == "generic (solver dopri5)"

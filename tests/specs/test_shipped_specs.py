@@ -38,9 +38,8 @@ UNREGISTERED = ("hasani2022_cfc/", "walker2024/")
 #: the specs that reproduce a registered number: all but the quickstart and UNREGISTERED
 PAPER_SPECS = [p for p in SPEC_FILES if p.parent != SPECS
                and not str(p.relative_to(SPECS)).startswith(UNREGISTERED)]
-#: papers (a) and (c): every spec runs its fast path, as shipped, except these (the reason)
+#: papers (a) and (c): every spec runs its fast path, as shipped
 FAST_PAPERS = ("irie2022/", "jacobian_ncde/")
-GENERIC = {"irie2022/appendix_c/eigenworms/delta-2layer": "generic (two-layer model)"}
 
 
 def _test_module(relative: str):
@@ -199,7 +198,7 @@ def test_spec_smoke_run(path, store, temp_mirror, data_home, monkeypatch, capsys
     if path in PAPER_SPECS and spec.reproduces.startswith(FAST_PAPERS):
         import mlflow
         used = mlflow.MlflowClient(store).get_run(result.run_id).data.tags["zoo.implementation"]
-        assert used == GENERIC.get(spec.reproduces, "fast"), (path, used)
+        assert used == "fast", (path, used)
     if took > SLOW_LOAD_S:
         with capsys.disabled():
             print(f"\nSLOW smoke run: {path.relative_to(SPECS)} took {took:.0f} s")

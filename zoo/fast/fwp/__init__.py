@@ -1,7 +1,12 @@
 """Fast paths of the FWP bodies (paper a): the fast weights, or only their read, without the
-generic solve (:mod:`.paths`), or the continuous adjoint with the rules' steps by hand."""
+generic solve (:mod:`.paths`), or the continuous adjoint with the rules' steps by hand. The
+two-layer model (App. C.1), whose second layer reads the first inside the field, so that the
+rank-one forms do not hold, runs the lean solve and adjoint on its own split
+(:meth:`~zoo.fields.fwp.multilayer.TwoLayerUpdate.stage_inputs`, ``stage_field``)."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import torch
 
@@ -9,6 +14,9 @@ from ...fields.fwp.body import FWPBody
 from ...fields.fwp.multilayer import TwoLayerUpdate
 from ...fields.trajectory import output_index
 from ..choice import implementation
+from ..solve.adjoint import FastAdjoint, FieldSteps
+from ..solve.lean import field_stepper, lean_solve
+from ...fields.fwp.fast_weight import flatten
 from .paths import fast_adjoint, fast_read, fast_weights
 
 
@@ -30,9 +38,27 @@ class FWPFastPath:
                                                output_index(path, batch), q, body.transpose))
 
 
-def offer(body: FWPBody, ctx) -> FWPFastPath | str:
+class TwoLayerFastPath:
+    """``FWPBody.forward`` of the two-layer model: the field's W-independent inputs at a
+    block's stage times in one call, then :meth:`TwoLayerUpdate.stage_field` in the steps
+    (under autograd, or the fast adjoint's vector-Jacobian products)."""
+
+    def forward(self, body: FWPBody, path, batch) -> torch.Tensor:
+        update, integrate = body.vector_field, body.integrate
+        inputs = partial(update.stage_inputs, path)
+        if integrate.backprop.kind == "adjoint":
+            return body.generic(path, batch, FastAdjoint(integrate, inputs,
+                                                         FieldSteps(update.stage_field),
+                                                         update.parameters()))
+        w0 = flatten(body.initial(update, path, batch))
+        return body.read_states(path, lean_solve(integrate, path.grid_points, w0, inputs,
+                                                 field_stepper(update.stage_field),
+                                                 body.rows(path, batch)))
+
+
+def offer(body: FWPBody, ctx) -> FWPFastPath | TwoLayerFastPath | str:
     """The fast path for ``body``, or why it runs the generic path."""
-    if isinstance(body.vector_field, TwoLayerUpdate):
-        return "generic (two-layer model)"
     used = implementation(ctx, fast_adjoint=True)
-    return FWPFastPath() if used == "fast" else used
+    if used != "fast":
+        return used
+    return TwoLayerFastPath() if isinstance(body.vector_field, TwoLayerUpdate) else FWPFastPath()

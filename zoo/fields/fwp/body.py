@@ -47,9 +47,16 @@ class FWPBody(Body):
 
     def generic(self, path, batch, solve=None) -> torch.Tensor:
         """The features through :meth:`solve` (by ``solve``, default the spec's integrator)."""
-        heads = self.vector_field.heads
+        return self.read_states(path, self.solve(path, batch, self.rows(path, batch), solve))
+
+    def rows(self, path, batch) -> torch.Tensor | None:
+        """The grid index each sample is read at; None: every grid time (per-step tasks)."""
+        return None if self.per_step else output_index(path, batch)
+
+    def read_states(self, path, W: torch.Tensor) -> torch.Tensor:
+        """The features from flat fast weights at :meth:`rows`: (T, B, ·) per step, else
+        (B, ·), each sample's read with the query at the global last time."""
+        W = as_matrices(W, self.vector_field.heads)
         if self.per_step:
-            return self.read_every_step(path, as_matrices(self.solve(path, batch, None, solve),
-                                                          heads))
-        W = as_matrices(self.solve(path, batch, output_index(path, batch), solve), heads)
+            return self.read_every_step(path, W)
         return self.read(path, path.interval[-1], W)
