@@ -88,10 +88,20 @@ CASES |= {f"{name}-adjoint": ({**CASES[name][0], "backprop": "adjoint"}, target)
           for name, target in [("fwp-hebb-cde", 10.0), ("fwp-delta-cde", 5.0),
                                ("fwp-delta-ode", 5.0), ("fwp-oja-cde", 3.0),
                                ("fwp-eigenworms-postdelta", 3.0), ("ncde-speech", 1.3)]}
-#: App. C.1's two-layer model as shipped: no rank-one form, the lean split under autograd
+#: paper a's fields whose fast adjoint steps a ``stage_field`` under autograd (``FieldSteps``):
+#: App. C.1's two-layer model (no rank-one form), the GRU-ODE and NRDE baselines
 _EIGENWORMS = CASES["fwp-eigenworms-postdelta-adjoint"][0]
-CASES["fwp-eigenworms-2layer-adjoint"] = (
-    {**_EIGENWORMS, "field": {**_EIGENWORMS["field"], "layers": 2}}, None)
+CASES |= {
+    "fwp-eigenworms-2layer-adjoint": (
+        {**_EIGENWORMS, "field": {**_EIGENWORMS["field"], "layers": 2}}, None),
+    "gru-ode-speech-adjoint": (
+        {**SPEECH, "initial": "zeros", "backprop": "adjoint",
+         "field": {"kind": "gru_ode", "hidden": 160}}, None),
+    "nrde-eigenworms-adjoint": (
+        {**_EIGENWORMS, "control": {"kind": "logsig", "depth": 2, "step": 4},
+         "field": {"kind": "nrde", "hidden": 32, "hidden_hidden": 64, "layers": 3,
+                   "share_hidden_weights": True, "tanh_position": "before_out"}}, None),
+}
 #: ``--quick`` divides longer sequences by 4
 QUICK_KEEPS = 64
 #: the adjoint with the output times the model reads (the default; the authors' gradients)

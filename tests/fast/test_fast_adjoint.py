@@ -59,15 +59,12 @@ def test_per_step_grid_outputs_and_float32(rule):
 
 @pytest.mark.slow
 def test_blocks_do_not_change_the_numbers(monkeypatch):
-    """Stage inputs are evaluated a block of steps at a time (flat memory), and a stage field's
-    input and parameter cotangents a few stages at a time: block and chunk edges inside a
-    segment give the same gradients."""
+    """Stage inputs are evaluated a block of steps at a time (flat memory); block edges inside
+    a segment give the same gradients."""
     monkeypatch.setattr(adjoint, "BLOCK_STEPS", 2)
     assert_fast_equals_generic({**SMALL, "rule": "delta", "form": "cde"}, "rk4",
                                backprop="adjoint", step_size=0.3)
     assert_fast_equals_generic(FIELDS["ncde"], "midpoint", backprop="adjoint", step_size=0.3)
-    monkeypatch.setattr(adjoint, "COTANGENT_ROWS", 9)  # 2 stages of the batch of 4
-    assert_fast_equals_generic(FIELDS["gru-ode"], "rk4", backprop="adjoint", step_size=0.3)
 
 
 def test_segments_off_the_forward_grid():

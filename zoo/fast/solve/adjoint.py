@@ -57,20 +57,13 @@ class AdjointSteps:
         raise NotImplementedError
 
 
-#: dy/dt from the state and one stage's inputs (each (B, ·)); its rows are independent samples
+#: dy/dt from the state and one stage's inputs (each (B, ·))
 StageField = Callable[..., torch.Tensor]
-
-#: rows (stages × samples) whose cotangents one evaluation of the field takes, stacked
-COTANGENT_ROWS = 4096
 
 
 class FieldSteps(AdjointSteps):
     """The steps of a ``stage_field`` f(y, *u): forward without a graph, backward with one
-    vector-Jacobian product per stage for (∂f/∂y)ᵀ a_s under autograd. The cotangents of the
-    inputs and parameters, c_s (∂f/∂u)ᵀ a_s and c_s (∂f/∂θ)ᵀ a_s, do not feed the recursion:
-    they are taken afterwards for the stages of up to ``COTANGENT_ROWS`` rows at once, the
-    stage states stacked along the batch (rows are samples), so the parameters' gradients are
-    one product per layer for many stages instead of one per stage."""
+    vector-Jacobian product per stage under autograd."""
 
     def __init__(self, field: StageField):
         self.field = field
@@ -79,40 +72,28 @@ class FieldSteps(AdjointSteps):
         return field_stepper(self.field)(block.tableau, block.dt.to(y0.dtype), index, y0, inputs)
 
     def backward(self, block, index, y, a, inputs, params):
+        leaves = [u.detach().requires_grad_() for u in inputs]
+        bars = [torch.zeros_like(u) for u in leaves]
+        p_bar: list = [None] * len(params)
         position = index.tolist()
-        kept: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (u, y_s, c_s a_s)
 
         def stage(n: int, s: int, y_s: torch.Tensor, a_s: torch.Tensor, c: float):
             u = position[n][s]
             with torch.enable_grad():
                 z = y_s.detach().requires_grad_()
-                f = self.field(z, *(x[:, u] for x in inputs))
-                (g,) = torch.autograd.grad(f, z, a_s, allow_unused=True)
+                inputs_s = [x[:, u] for x in leaves]
+                f = self.field(z, *inputs_s)
+                g, *rest = torch.autograd.grad(f, (z, *inputs_s, *params), a_s,
+                                               allow_unused=True)
             if c:
-                kept.append((u, y_s, c * a_s))
+                for bar, grad in zip(bars, rest[:len(inputs_s)]):
+                    if grad is not None:
+                        bar[:, u].add_(grad, alpha=c)
+                _accumulate(p_bar, rest[len(inputs_s):], c)
             return f.detach(), torch.zeros_like(a) if g is None else g
 
         y, a = augmented_steps(block, y, a, stage)
-        bars: list = [None] * len(inputs)
-        p_bar: list = [None] * len(params)
-        chunk = max(1, COTANGENT_ROWS // len(y))
-        for start in range(0, len(kept), chunk):
-            grads = self._cotangents(kept[start:start + chunk], inputs, params)
-            _accumulate(bars, grads[:len(inputs)])
-            _accumulate(p_bar, grads[len(inputs):])
         return y, a, bars, p_bar
-
-    def _cotangents(self, kept: list, inputs: tuple[torch.Tensor, ...],
-                    params: tuple[torch.Tensor, ...]) -> tuple:
-        """Σ over ``kept`` of c_s (∂f/∂u)ᵀ a_s (into each input's (B, U, ·) positions) and
-        c_s (∂f/∂θ)ᵀ a_s, by one evaluation of f on the stages stacked along the batch."""
-        positions = torch.tensor([u for u, _, _ in kept], device=inputs[0].device)
-        leaves = [u.detach().requires_grad_() for u in inputs]
-        with torch.enable_grad():
-            stacked = [x[:, positions].transpose(0, 1).flatten(0, 1) for x in leaves]
-            f = self.field(torch.cat([y_s for _, y_s, _ in kept]), *stacked)
-            return torch.autograd.grad(f, (*leaves, *params),
-                                       torch.cat([w for _, _, w in kept]), allow_unused=True)
 
 
 #: (step n, stage s, y_s, a_s, c_s = h b_s) -> (f_s, g_s = (∂f/∂y)ᵀ a_s)
@@ -248,9 +229,12 @@ def stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,
     return weights
 
 
-def _accumulate(totals: list, grads, weight: torch.Tensor | float = 1.0) -> None:
+def _accumulate(totals: list, grads, weight: float = 1.0) -> None:
     """totals[i] += weight · grads[i] where a gradient exists (a None total takes it)."""
     for i, grad in enumerate(grads):
-        if grad is not None:
-            grad = grad if isinstance(weight, float) and weight == 1.0 else weight * grad
-            totals[i] = grad if totals[i] is None else totals[i].add_(grad)
+        if grad is None:
+            continue
+        if totals[i] is None:
+            totals[i] = grad if weight == 1.0 else weight * grad
+        else:
+            totals[i].add_(grad, alpha=weight)
