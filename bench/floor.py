@@ -16,7 +16,8 @@
   backward: the solve's evaluations with the least solver arithmetic around them. With an
   adaptive solver the count is the NFE of one solve of the batch and the loop autograd's, as
   in ``zoo/fast/solve/adaptive.py``. The two-layer FWP model (paper a App. C.1), whose field
-  reads the fast weights beyond a rank-one term, counts here too, with its ``stage_field``.
+  reads the fast weights beyond a rank-one term, counts here too, with its ``stage_field``
+  (``zoo/fast/fwp/two_layer.py``).
 
 The cases that backpropagate by the continuous adjoint take the same floor: the adjoint does
 this work and more (its backward pass evaluates the field again), so the bound is looser there.
@@ -29,9 +30,11 @@ generic s/step ÷ this time bounds fast/generic for any implementation of the sa
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import torch
 
+from zoo.fast.fwp import two_layer
 from zoo.fast.fwp.hebb import key_layer_read
 from zoo.fast.fwp.writes import formed
 from zoo.fast.fwp.stages import distinct_writes
@@ -75,9 +78,10 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
         return slow_net, 1
     times, _ = grid.distinct_stages(dtype)
     if two_layers:
-        field = body.vector_field
-        z0 = flatten(body.initial(field, path, batch)).detach()
-        stepper, stage_inputs = field_stepper(field.stage_field), field.stage_inputs
+        update = body.vector_field
+        z0 = flatten(body.initial(update, path, batch)).detach()
+        stepper = field_stepper(partial(two_layer.stage_field, update))
+        stage_inputs = partial(two_layer.stage_inputs, update)
     else:
         z0 = body.z0(path, batch).detach()
         stepper, stage_inputs = solved_stepper(body), body.stage_inputs

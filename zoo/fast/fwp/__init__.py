@@ -1,8 +1,7 @@
 """Fast paths of the FWP bodies (paper a): the fast weights, or only their read, without the
 generic solve (:mod:`.paths`), or the continuous adjoint with the rules' steps by hand. The
 two-layer model (App. C.1), whose second layer reads the first inside the field, so that the
-rank-one forms do not hold, runs the lean solve and adjoint on its own split
-(:meth:`~zoo.fields.fwp.multilayer.TwoLayerUpdate.stage_inputs`, ``stage_field``)."""
+rank-one forms do not hold, runs the lean solve and adjoint on its own split (:mod:`.two_layer`)."""
 
 from __future__ import annotations
 
@@ -11,13 +10,14 @@ from functools import partial
 import torch
 
 from ...fields.fwp.body import FWPBody
+from ...fields.fwp.fast_weight import flatten
 from ...fields.fwp.multilayer import TwoLayerUpdate
 from ...fields.trajectory import output_index
 from ..choice import implementation
 from ..solve.adjoint import FastAdjoint, FieldSteps
 from ..solve.lean import field_stepper, lean_solve
-from ...fields.fwp.fast_weight import flatten
 from .paths import fast_adjoint, fast_read, fast_weights
+from .two_layer import stage_field, stage_inputs
 
 
 class FWPFastPath:
@@ -40,20 +40,18 @@ class FWPFastPath:
 
 class TwoLayerFastPath:
     """``FWPBody.forward`` of the two-layer model: the field's W-independent inputs at a
-    block's stage times in one call, then :meth:`TwoLayerUpdate.stage_field` in the steps
-    (under autograd, or the fast adjoint's vector-Jacobian products)."""
+    block's stage times in one call, then :func:`.two_layer.stage_field` in the steps (under
+    autograd, or the fast adjoint's vector-Jacobian products)."""
 
     def forward(self, body: FWPBody, path, batch) -> torch.Tensor:
         update, integrate = body.vector_field, body.integrate
-        inputs = partial(update.stage_inputs, path)
+        inputs, field = partial(stage_inputs, update, path), partial(stage_field, update)
         if integrate.backprop.kind == "adjoint":
-            return body.generic(path, batch, FastAdjoint(integrate, inputs,
-                                                         FieldSteps(update.stage_field),
+            return body.generic(path, batch, FastAdjoint(integrate, inputs, FieldSteps(field),
                                                          update.parameters()))
         w0 = flatten(body.initial(update, path, batch))
         return body.read_states(path, lean_solve(integrate, path.grid_points, w0, inputs,
-                                                 field_stepper(update.stage_field),
-                                                 body.rows(path, batch)))
+                                                 field_stepper(field), body.rows(path, batch)))
 
 
 def offer(body: FWPBody, ctx) -> FWPFastPath | TwoLayerFastPath | str:

@@ -6,10 +6,6 @@ x(t, 1) = FF_mid(W1 · softmax(Linear_mid(LN(Linear_in(x(t)))))) (no out_proj) i
 layer 2, whose slow net has no input projection (LayerNorm → kvb_net on the d-dim signal).
 The read-out queries W2 with LN2(x(T, 1)) and continues with out_proj and the FF block.
 W(t0) = [update of layer 1 at t0, 0] (the authors' W2(t0) = 0).
-
-Everything of the field that does not read W, layer 1's write and the query of its read, is
-:meth:`TwoLayerUpdate.stage_inputs`; :meth:`TwoLayerUpdate.stage_field` is the rest, so a lean
-solve evaluates the first at every stage time in one call (:mod:`zoo.fast.fwp`).
 """
 
 from __future__ import annotations
@@ -17,11 +13,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .fast_weight import as_matrices, flatten, merge_heads, retrieve
 from .feedforward import FeedForward
 from .ode_form import ODEUpdate
 from .query_readout import FastQuery
-from .rules import Rule, Write
+from .rules import Rule
 
 
 class TwoLayerUpdate(nn.Module):
@@ -49,22 +44,6 @@ class TwoLayerUpdate(nn.Module):
             return torch.cat([dW1, torch.zeros_like(dW1)], -3)
         W1, W2 = W.split(self.layer_heads, -3)
         return torch.cat([self.layer1(x, W1), self.layer2(self.hidden(x, W1), W2)], -3)
-
-    def stage_inputs(self, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """The W-independent inputs at the stage times (M,), each (B, M, H, ·): layer 1's key,
-        value and rate, and the query q(t) of its read."""
-        embedded = self.layer1.slow.embed(path.evaluate(times))
-        w = self.layer1.rule.write(*self.layer1.slow.split(embedded))
-        return w.key, w.value, w.rate, self.mid_query.query(embedded)
-
-    def stage_field(self, W: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                    rate: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
-        """dW/dt (flat, B, 2·H·h·h) from W and one stage's :meth:`stage_inputs` (each (B, ·)):
-        layer 1's term, and layer 2's at x(t, 1) = FF_mid(W1 q(t)) (Eq. 33-35)."""
-        W1, W2 = as_matrices(W, self.heads).split(self.layer_heads, -3)
-        hidden = self.mid_ff_block(merge_heads(retrieve(W1, query)))
-        return flatten(torch.cat([self.layer1.rule.term(Write(key, value, rate), W1),
-                                  self.layer2(hidden, W2)], -3))
 
     def readout_input(self, path, t: torch.Tensor, W: torch.Tensor):
         W1, W2 = W.split(self.layer_heads, -3)

@@ -78,9 +78,11 @@ class Rule:
         W-dependent part)."""
         return w.rate * self.activate(self.target(w) if read is None else self.target(w) - read)
 
-    def term(self, w: Write, W: torch.Tensor | None) -> torch.Tensor:
+    def term(self, w: Write, W: torch.Tensor | None, read_with=retrieve) -> torch.Tensor:
+        """The update term given W; ``read_with(W, p, transposed)`` reads it (a fast path may
+        bring its own form of :func:`~.fast_weight.retrieve`)."""
         p = self.probe(w)
-        read = retrieve(W, p, self.transposed) if W is not None and self.reads_state else None
+        read = read_with(W, p, self.transposed) if W is not None and self.reads_state else None
         r = self.response(w, read)
         return outer(p, r) if self.transposed else outer(r, p)
 
