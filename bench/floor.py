@@ -56,7 +56,7 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
         return None
     path = model.control.path(batch.times, batch.coeffs)
     dtype = batch.times.dtype
-    if isinstance(body, SolvedBody) and body.adaptive:
+    if isinstance(body, SolvedBody) and getattr(body.fast_path, "adaptive", False):
         return _adaptive_evaluations(model, batch, path)
     grid = FixedGrid.plan(model.integrator, path.grid_points)
     two_layers = isinstance(body, FWPBody) and isinstance(body.vector_field, TwoLayerUpdate)
