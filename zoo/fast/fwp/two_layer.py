@@ -6,7 +6,7 @@ forms of the one-layer paths do not hold. What does not read W, layer 1's key, v
 and the query q(t) of its read, is evaluated at all stage times in one call
 (:func:`stage_inputs`); the steps evaluate only the rest (:func:`stage_field`). Each read W p
 there is a broadcast multiply-and-sum over the key axis, where torch's batched product runs
-B·H tiny matrix-vector products (EigenWorms: 2,896 of 8 × 8 at batch 181, about 5× slower).
+B·H tiny matrix-vector products (EigenWorms: 2,896 of 8 × 8 at batch 181).
 """
 
 from __future__ import annotations
