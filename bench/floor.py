@@ -34,7 +34,7 @@ from functools import partial
 
 import torch
 
-from zoo.fast.fwp import two_layer
+from zoo.fast.fwp import TwoLayerFastPath, two_layer
 from zoo.fast.fwp.hebb import key_layer_read
 from zoo.fast.fwp.writes import formed
 from zoo.fast.fwp.stages import distinct_writes
@@ -44,7 +44,6 @@ from zoo.fast.solve.tableau import TABLEAUX
 from zoo.fast.solved import stepper as solved_stepper
 from zoo.fields.fwp.body import FWPBody
 from zoo.fields.fwp.fast_weight import flatten
-from zoo.fields.fwp.multilayer import TwoLayerUpdate
 from zoo.fast.fwp.stage_linear import StageLinear
 from zoo.fields.solved_body import SolvedBody
 
@@ -59,7 +58,7 @@ def unavoidable_work(model, batch) -> tuple[Callable[[], None], int] | None:
     if isinstance(body, SolvedBody) and getattr(body.fast_path, "adaptive", False):
         return _adaptive_evaluations(model, batch, path)
     grid = FixedGrid.plan(model.integrator, path.grid_points)
-    two_layers = isinstance(body, FWPBody) and isinstance(body.vector_field, TwoLayerUpdate)
+    two_layers = isinstance(body.fast_path, TwoLayerFastPath)
     if isinstance(body, FWPBody) and not two_layers:
         def slow_net() -> None:
             writes, _ = distinct_writes(body.vector_field, path, grid, dtype)
