@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from importlib.util import find_spec
 
 import pytest
@@ -38,6 +39,9 @@ def test_sigterm_ends_every_run_of_a_sweep(executor, write_spec, tiny_spec, tmp_
          "--executor", executor, "--tracking-uri", uri], cwd=tmp_path, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = wait_for_first_epoch(uri, proc)
+    deadline = time.time() + 60  # the second worker's run exists too before the stop
+    while len(store_runs(uri)[1]) < 2 and time.time() < deadline:
+        time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
