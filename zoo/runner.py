@@ -33,6 +33,7 @@ from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, re
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
+from .training.device import device_tags
 from .training.device import resolve_device as _device
 from .training.loop import Splits, Trainer
 from .training.seed import seed_everything
@@ -311,11 +312,12 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
 def start_tracked(tracker: MlflowRun, spec: Any, model: torch.nn.Module, bundle: DataBundle,
                   device: torch.device, tags: dict[str, str]) -> str:
     """Start the MLflow run of ``spec``: the tags ``zoo report`` reads (spec hash, seed,
-    device, CPU threads, commit, reproduced entry, partial data) besides ``tags``, the resolved
-    spec as one param per dotted key and as ``spec.yaml``. The run's id."""
+    device, CPU threads, commit, reproduced entry, partial data), those of the GPU and torch's
+    versions, and ``tags``; the resolved spec as one param per dotted key and as ``spec.yaml``.
+    The run's id."""
     tags = {"zoo.spec_hash": spec_hash(spec), "zoo.version": __version__,
             "zoo.device": str(device), "zoo.threads": str(torch.get_num_threads()),
-            "zoo.seed": str(spec.seed), **tags}
+            "zoo.seed": str(spec.seed), **device_tags(device), **tags}
     if commit := _git_commit():
         tags["zoo.git_commit"] = commit
     if spec.reproduces:

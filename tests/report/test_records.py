@@ -209,6 +209,7 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
                 overrides=["train.epochs=1", "train.drop_last=false",
                            "train.eval_shuffle_drop_last=false"])
     client.log_metric(short, "time/epoch_seconds", 10.0, step=1)
+    client.set_tag(short, "zoo.device", "cpu")
     log(SPEECH, {"test/accuracy": 0.4}, seed=6, start=6001,
         overrides=["train.epochs=1", "train.optimizer.lr=0.1"])  # not only shortened
     root, timings = tmp_path / "results", tmp_path / "timings"
@@ -233,7 +234,7 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
          timings], monkeypatch)
     section = page.section(load_registry(), records.load(root), "results", records.load(timings))
     assert f"| {SPEECH} | cpu | 7 (1 thread) | – | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
-    assert "### Cost on this machine" not in page.section(load_registry(), records.load(root),
+    assert "### Cost per training epoch" not in page.section(load_registry(), records.load(root),
                                                           "results")
 
 
@@ -359,3 +360,20 @@ def test_recipe_epochs_and_early_stopping_of_the_cost_table():
     assert page._recipe_seed([timed], found[ltc]) == "199 epochs: 1.8 h (1 thread)"
     assert page._recipe_seed([timed], found[sepsis]) == ("≤ 200 epochs (stops early): ≤ 1.8 h "
                                                          "(1 thread)")
+
+
+def test_the_cost_table_keeps_a_row_per_device():
+    """Epoch times of a GPU and of the CPU are never averaged together: each device has its row,
+    and a GPU record names the GPU (``zoo.gpu``) beside ``zoo.device``."""
+    from zoo.report.export import _device
+
+    key = "irie2022/table2/depth1/delta"
+    [timed] = records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+    gpu = dataclasses.replace(timed, epoch_seconds=2.0, threads=16,
+                              device=_device({"zoo.device": "cuda", "zoo.gpu": "NVIDIA H200"}))
+    cpu = dataclasses.replace(timed, epoch_seconds=40.0, threads=1)
+    rows = [line for line in page.costs({}, {key: [cpu, gpu]}, recipes_of([key]))
+            if line.startswith(f"| {key} ")]
+    assert [row.split(" | ")[1:3] for row in rows] == [["cpu", "40 (1 thread)"],
+                                                       ["cuda (NVIDIA H200)", "2 (16 threads)"]]
+    assert _device({"zoo.device": "cpu"}) == "cpu"

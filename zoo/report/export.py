@@ -73,11 +73,17 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
         value=run.data.metrics[metric],
         epochs=None if not trained else max(h.step for h in history) if history else m.epochs,
         epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
-        date=iso(m.start), device=tags.get("zoo.device"),
+        date=iso(m.start), device=_device(tags),
         threads=int(tags["zoo.threads"]) if "zoo.threads" in tags else None,
         commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),
         spec_hash=tags.get("zoo.spec_hash"), recipe=m.config, partial_data=m.partial,
         run_id=m.run_id)
+
+
+def _device(tags: dict[str, str]) -> str | None:
+    """The ``zoo.device`` tag, with the GPU's name (``zoo.gpu``) where the run recorded one."""
+    device = tags.get("zoo.device")
+    return f"{device} ({tags['zoo.gpu']})" if device and "zoo.gpu" in tags else device
 
 
 def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:

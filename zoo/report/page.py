@@ -132,28 +132,34 @@ def _recipe_seed(timed: list[Record], recipe: Recipe | None) -> str:
     return f"{epochs}: " + _by_threads(timed, lambda s: bound + _duration(recipe.epochs * s))
 
 
+def _on(device: str, records: list[Record]) -> list[Record]:
+    return [r for r in records if (r.device or "") == device]
+
+
 def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
           recipes: dict[str, Recipe] | None = None) -> list[str]:
-    """The cost table: per recipe key with timed epochs, the mean over its records of their
-    seconds per training epoch, the training time of a seed at the recipe's epochs (``recipes``
+    """The cost table: per recipe key with timed epochs and per device, the mean over its
+    records of their seconds per training epoch, the training time of a seed at the recipe's epochs (``recipes``
     by key), the complete seeds and their mean training time (seconds per epoch × epochs, both
     measured), and the shortened timing runs."""
     recipes = recipes or {}
-    lines = [_cost_line(k, records.get(k, []), timings.get(k, []), recipes.get(k))
-             for k in sorted(records.keys() | timings.keys())]
+    lines = [_cost_line(k, _on(device, records.get(k, [])), _on(device, timings.get(k, [])),
+                        recipes.get(k))
+             for k in sorted(records.keys() | timings.keys())
+             for device in sorted({r.device or "" for r in [*records.get(k, []),
+                                                            *timings.get(k, [])]})]
     lines = [line for line in lines if line is not None]
     if not lines:
         return []
     head = ["id", "device", "s / epoch", "a seed at the recipe: epochs, training time",
             "seeds run to the end: training time each",
             "shortened timing runs: epochs", "data"]
-    return ["### Cost on this machine", "",
+    return ["### Cost per training epoch", "",
             "Seconds per training epoch (per record the mean of its logged "
             "`time/epoch_seconds`, averaged over the entry's records, complete and shortened "
-            "runs alike, apart per number of CPU threads where the runs recorded it); what a "
-            "seed of the shipped recipe would take at that rate (its epochs, at most, where it "
-            "stops early); for the seeds run to the "
-            "end of the recipe, their training time (the sum of their epochs); the shortened "
+            "runs alike, a row per device, apart per number of CPU threads where the runs "
+            "recorded it); what a seed of the shipped recipe would take at that rate (its "
+            "epochs, at most, where it stops early); for the seeds run to the end of the recipe, their training time (the sum of their epochs); the shortened "
             "runs (`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
 

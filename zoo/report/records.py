@@ -34,7 +34,7 @@ class Record:
     #                     for a measurement of an untrained model (``zoo.trained`` tag false)
     epoch_seconds: float | None  # mean of the logged ``time/epoch_seconds``
     date: str  # run start, ISO 8601 UTC with milliseconds
-    device: str | None  # ``zoo.device`` tag
+    device: str | None  # ``zoo.device`` tag, with the GPU's name (``cuda (NAME)``) on a GPU
     threads: int | None  # ``zoo.threads`` tag: torch's CPU threads (None: not recorded)
     commit: str | None  # ``zoo.git_commit`` tag, else ``mlflow.source.git.commit``
     spec_hash: str | None  # ``zoo.spec_hash`` tag

@@ -1,10 +1,15 @@
-"""The torch device a spec's ``device:`` (or ``--device``) names."""
+"""The torch device a spec's ``device:`` (or ``--device``) names, and what a run records of it."""
 
 from __future__ import annotations
+
+import os
 
 import torch
 
 from ..errors import InputError
+
+#: the epoch metric of the largest GPU memory that torch's allocator held during the epoch
+PEAK_MEMORY = "gpu/peak_memory_mb"
 
 
 def resolve_device(name: str) -> torch.device:
@@ -15,3 +20,30 @@ def resolve_device(name: str) -> torch.device:
         raise InputError("device 'cuda' requested but no CUDA device is available "
                          "(use --device cpu or auto)")
     return torch.device(name)
+
+
+def device_tags(device: torch.device) -> dict[str, str]:
+    """The run's tags naming its software and, on CUDA, the GPU: ``zoo.torch``, and ``zoo.gpu``
+    (its name), ``zoo.gpu_memory_gb``, ``zoo.cuda`` (torch's CUDA version) and
+    ``zoo.cuda_visible_devices`` (as set by a scheduler such as Ray, when set)."""
+    tags = {"zoo.torch": torch.__version__}
+    if device.type == "cuda":
+        props = torch.cuda.get_device_properties(device)
+        tags |= {"zoo.gpu": props.name, "zoo.gpu_memory_gb": f"{props.total_memory / 2**30:.1f}",
+                 "zoo.cuda": str(torch.version.cuda)}
+        if (visible := os.environ.get("CUDA_VISIBLE_DEVICES")) is not None:
+            tags["zoo.cuda_visible_devices"] = visible
+    return tags
+
+
+def start_peak(device: torch.device) -> None:
+    """Start measuring the peak GPU memory anew (nothing on the CPU)."""
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def peak_memory(device: torch.device) -> dict[str, float]:
+    """``{PEAK_MEMORY: MiB}`` since :func:`start_peak` on CUDA; empty on the CPU."""
+    if device.type != "cuda":
+        return {}
+    return {PEAK_MEMORY: torch.cuda.max_memory_allocated(device) / 2**20}

@@ -4,7 +4,9 @@ Per epoch it records ``train/loss`` (the mean loss of the training batches), ``v
 and, with ``evaluate_train``, ``train_eval/<metric>`` (both at the evaluation epochs
 ``eval_first``, ``eval_first + eval_every``, ... and at the last; with a weight penalty the
 metrics include ``objective`` = loss + penalty), ``time/epoch_seconds``, ``solver/nfe``
-(vector-field evaluations per training batch, forward and backward) and ``lr``; the caller
+(vector-field evaluations per training batch, forward and backward), ``lr`` and, on CUDA,
+``gpu/peak_memory_mb`` (the most GPU memory torch held during the epoch's training and
+evaluation); the caller
 persists the state and logs the record after every epoch. With ``drop_last`` an epoch trains on
 the full batches only.
 """
@@ -24,6 +26,7 @@ from ..errors import InputError
 from ..model import ZooModel
 from ..series import PreparedSplit
 from ..spec.sections import OBJECTIVE, TRAIN_EVAL
+from .device import peak_memory, start_peak
 from .evaluate import evaluate
 from .recipe import make_optimizer, make_scheduler, scale_output_gradients, weight_penalty
 from .seed import rng_state, set_rng_state
@@ -97,6 +100,7 @@ class Trainer:
         try:
             for epoch in range(self.state.epoch + 1, ts.epochs + 1):
                 bar.set_description(f"epoch {epoch}/{ts.epochs}")
+                start_peak(self.device)
                 record = self._train_epoch(epoch, bar)
                 if ts.evaluates(epoch):
                     if ts.evaluate_train:
@@ -104,6 +108,7 @@ class Trainer:
                     record.update(self._evaluate("val", self.splits.val))
                     self._check_watched(record)
                     self._select(record, epoch)
+                record.update(peak_memory(self.device))
                 stop = self._schedule_and_stop(record, epoch)
                 self.state.history.append(record)
                 self.state.epoch = epoch
