@@ -139,9 +139,9 @@ def _on(device: str, records: list[Record]) -> list[Record]:
 def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
           recipes: dict[str, Recipe] | None = None) -> list[str]:
     """The cost table: per recipe key with timed epochs and per device, the mean over its
-    records of their seconds per training epoch, the training time of a seed at the recipe's epochs (``recipes``
-    by key), the complete seeds and their mean training time (seconds per epoch × epochs, both
-    measured), and the shortened timing runs."""
+    records of their seconds per training epoch, the training time of a seed at the recipe's
+    epochs (``recipes`` by key), the complete seeds and their mean training time (seconds per
+    epoch × epochs, both measured), and the shortened timing runs."""
     recipes = recipes or {}
     lines = [_cost_line(k, _on(device, records.get(k, [])), _on(device, timings.get(k, [])),
                         recipes.get(k))
@@ -159,8 +159,8 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
             "`time/epoch_seconds`, averaged over the entry's records, complete and shortened "
             "runs alike, a row per device, apart per number of CPU threads where the runs "
             "recorded it); what a seed of the shipped recipe would take at that rate (its "
-            "epochs, at most, where it stops early); for the seeds run to the end of the recipe, their training time (the sum of their epochs); the shortened "
-            "runs (`-o train.epochs=N`) recorded for their cost only.", "",
+            "epochs, at most, where it stops early); for the seeds run to the end of the "
+            "recipe, their training time (the sum of their epochs); the shortened runs (`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
 
 
