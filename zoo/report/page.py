@@ -160,7 +160,8 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
             "runs alike, a row per device, apart per number of CPU threads where the runs "
             "recorded it); what a seed of the shipped recipe would take at that rate (its "
             "epochs, at most, where it stops early); for the seeds run to the end of the "
-            "recipe, their training time (the sum of their epochs); the shortened runs (`-o train.epochs=N`) recorded for their cost only.", "",
+            "recipe, their training time (the sum of their epochs); the shortened runs "
+            "(`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
 
 
