@@ -64,3 +64,26 @@ def test_unreachable_tracking_server_is_one_message(write_spec, tiny_spec, monke
                monkeypatch)
     assert code == 2
     assert "tracking server http://127.0.0.1:1 is unreachable" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ray_places_one_run_per_gpu(write_spec, tiny_spec, tmp_path, monkeypatch, capsys):
+    """On a Ray instance with 2 GPUs (declared: this machine may have none), each run holds one
+    GPU by default: 3 runs, at most 2 at a time, each run on one GPU that Ray names in its
+    ``CUDA_VISIBLE_DEVICES`` (tagged ``zoo.cuda_visible_devices``)."""
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    ray.init(num_cpus=3, num_gpus=2, include_dashboard=False)
+    try:
+        code = zoo(["sweep", spec, "--seeds", "1-3", "--executor", "ray", "--workers", "3",
+                    "--tracking-uri", uri], monkeypatch)
+    finally:
+        ray.shutdown()
+    assert code == 0, capsys.readouterr().err
+    client = MlflowClient(uri)
+    runs = client.search_runs([e.experiment_id for e in client.search_experiments()])
+    assert sorted(r.data.tags["zoo.cuda_visible_devices"] for r in runs) in (
+        ["0", "0", "1"], ["0", "1", "1"])
+    spans = sorted((r.info.start_time, r.info.end_time) for r in runs)
+    # with one GPU per run, the third run starts only after one of the first two has ended
+    assert spans[2][0] >= min(spans[0][1], spans[1][1])

@@ -35,8 +35,9 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
     p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
                    "default: start a local Ray instance")
     p.add_argument(f"--cpus-per-{unit}", type=float, default=1.0, help=f"Ray CPUs per {unit}")
-    p.add_argument(f"--gpus-per-{unit}", type=float, default=0.0,
-                   help=f"Ray GPUs per {unit} (a fraction shares a GPU)")
+    p.add_argument(f"--gpus-per-{unit}", type=float, default=None,
+                   help=f"Ray GPUs per {unit} (a fraction shares a GPU; default: 1 where the "
+                        f"cluster has GPUs, so one {unit} per GPU, else 0)")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..sweep.ray_executor import preflight, ray_session
+from ..sweep.ray_executor import gpus_each, preflight, ray_session
 from ..tracking.mlflow_run import MlflowRun, check_store, resolve_uri
 from .study import (PARENT_ATTR, SearchJob, counted, default_storage, open_study,
                     take_trials)
@@ -29,7 +29,7 @@ class SearchOptions:
     executor: str = "local"  # local or ray
     address: str | None = None  # Ray cluster; default: a local Ray instance
     cpus_per_trial: float = 1.0
-    gpus_per_trial: float = 0.0
+    gpus_per_trial: float | None = None  # default one per trial where the cluster has GPUs
     best_out: str | None = None
     progress: bool = False
 
@@ -79,8 +79,9 @@ def _take(job: SearchJob, opts: SearchOptions, missing: int) -> None:
     shares = [n for n in shares if n]
     if opts.executor == "ray":
         with ray_session(opts.address, len(shares), opts.cpus_per_trial) as ray:
+            gpus = gpus_each(ray, opts.gpus_per_trial, opts.address, "trial")
             task = ray.remote(take_trials).options(num_cpus=opts.cpus_per_trial,
-                                                   num_gpus=opts.gpus_per_trial, max_retries=0)
+                                                   num_gpus=gpus, max_retries=0)
             ray.get([task.remote(job, n) for n in shares])
     elif len(shares) > 1:
         with ProcessPoolExecutor(len(shares), mp_context=get_context("spawn")) as pool:

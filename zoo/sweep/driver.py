@@ -24,7 +24,7 @@ class SweepOptions:
     threads: int | None = None  # CPU threads per local run (default: cores ÷ workers)
     address: str | None = None
     cpus_per_run: float = 1.0
-    gpus_per_run: float = 0.0
+    gpus_per_run: float | None = None  # Ray: default one per run where the cluster has GPUs
     tracking_uri: str | None = None
     smoke: bool = False
 

@@ -1,8 +1,10 @@
 """Run jobs as Ray tasks, on an existing cluster (``address``) or a local Ray instance.
 
-Each job is one task holding ``cpus`` CPUs and ``gpus`` GPUs (fractions share a GPU), so Ray
-places as many runs at once as the cluster's resources allow. Ray is optional: install it with
-``pip install 'ray[default]'``. Every node must have nde-zoo (and its plugins) installed and
+Each job is one task holding ``cpus`` CPUs and ``gpus`` GPUs (fractions share a GPU; by default
+one where the cluster has GPUs, none elsewhere), so Ray places as many runs at once as the
+cluster's resources allow: one per GPU on a GPU machine. Ray sets each task's
+``CUDA_VISIBLE_DEVICES`` to the GPUs it holds, which its run records. Ray is optional: install
+it with ``pip install 'ray[default]'``. Every node must have nde-zoo (and its plugins) installed and
 reach the tracking store.
 
 SIGTERM or SIGINT (Ctrl-C) to the sweep cancels every task: Ray raises ``KeyboardInterrupt`` in
@@ -122,16 +124,25 @@ def ray_session(address: str | None, workers: int, cpus: float):
             ray.shutdown()
 
 
+def gpus_each(ray, gpus: float | None, address: str | None, unit: str = "run") -> float:
+    """The GPUs each task holds: ``gpus``, or by default one where the cluster has any (one
+    run per GPU), else none; more than a local cluster has is an error."""
+    available = ray.cluster_resources().get("GPU", 0)
+    if gpus is None:
+        return 1.0 if available >= 1 else 0.0
+    if gpus > available and not address:
+        raise InputError(f"--gpus-per-{unit} {gpus:g}: this machine has {available:g} GPUs")
+    if gpus > available:
+        print(f"warning: each {unit} asks for {gpus:g} GPU but the cluster has {available:g} "
+              f"now; they wait until a GPU node joins", file=sys.stderr)
+    return gpus
+
+
 def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
-            cpus: float = 1.0, gpus: float = 0.0) -> Iterator[Outcome]:
+            cpus: float = 1.0, gpus: float | None = None) -> Iterator[Outcome]:
     """Outcomes in completion order; shuts Ray down afterwards if it started it."""
     with ray_session(address, workers, cpus) as ray:
-        available = ray.cluster_resources().get("GPU", 0)
-        if gpus > available and not address:
-            raise InputError(f"--gpus-per-run {gpus:g}: this machine has {available:g} GPUs")
-        if gpus > available:
-            print(f"warning: each run asks for {gpus:g} GPU but the cluster has {available:g} "
-                  f"now; runs wait until a GPU node joins", file=sys.stderr)
+        gpus = gpus_each(ray, gpus, address)
         task = ray.remote(execute).options(num_cpus=cpus, num_gpus=gpus, max_retries=0)
         threads = max(1, int(cpus))
         pending = {task.remote(job, tracking_uri, threads): job for job in jobs}

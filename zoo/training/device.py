@@ -23,16 +23,16 @@ def resolve_device(name: str) -> torch.device:
 
 
 def device_tags(device: torch.device) -> dict[str, str]:
-    """The run's tags naming its software and, on CUDA, the GPU: ``zoo.torch``, and ``zoo.gpu``
-    (its name), ``zoo.gpu_memory_gb``, ``zoo.cuda`` (torch's CUDA version) and
-    ``zoo.cuda_visible_devices`` (as set by a scheduler such as Ray, when set)."""
+    """The run's tags naming its software and GPU: ``zoo.torch``; ``zoo.cuda_visible_devices``
+    where set (Ray sets it to the GPUs a task holds); on CUDA ``zoo.gpu`` (the GPU's name),
+    ``zoo.gpu_memory_gb`` and ``zoo.cuda`` (torch's CUDA version)."""
     tags = {"zoo.torch": torch.__version__}
+    if (visible := os.environ.get("CUDA_VISIBLE_DEVICES")) is not None:
+        tags["zoo.cuda_visible_devices"] = visible
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         tags |= {"zoo.gpu": props.name, "zoo.gpu_memory_gb": f"{props.total_memory / 2**30:.1f}",
                  "zoo.cuda": str(torch.version.cuda)}
-        if (visible := os.environ.get("CUDA_VISIBLE_DEVICES")) is not None:
-            tags["zoo.cuda_visible_devices"] = visible
     return tags
 
 
