@@ -10,7 +10,7 @@ the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results 
 (``<!-- bench:NAME -->`` … ``<!-- /bench:NAME -->``; the rest of the page is kept).
 
     .venv/bin/python bench/run.py [--quick] [--cases NAME ...] [--threads N] [--device cpu]
-                                  [--rounds N] [--section NAME]
+                                  [--rounds N] [--section NAME] [--paper-batches] [--no-floor]
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ sys.path.insert(0, str(ROOT))
 from zoo.fast.solve.adaptive import ADAPTIVE  # noqa: E402
 from zoo.training.allocator import keep_freed_blocks  # noqa: E402
 
-SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"}}
+#: ``paper_batch``: the recipe's batch size (``--paper-batches``), where it differs from the
+#: case's ``batch`` (default 128)
+SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"},
+          "paper_batch": 1024}
 RK4 = {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0}
 LTC = {"channels": 8, "length": 32, "n_out": 4, "control": {"kind": "raw_steps"},
        "solver": {"kind": "ltc_fused", "unfolds": 6}}
@@ -56,7 +59,8 @@ CASES: dict[str, tuple[dict, float | None]] = {
     "fwp-oja-cde": ({**SPEECH, "field": {"kind": "fwp", "rule": "oja", "form": "cde",
                                          "d_model": 128, "heads": 32, "d_ff": 512}}, 3.0),
     "fwp-eigenworms-postdelta": (
-        {"channels": 7, "length": 17_984, "n_out": 5, "batch": 16, "initial": "first_observation",
+        {"channels": 7, "length": 17_984, "n_out": 5, "batch": 16, "paper_batch": 181,
+         "initial": "first_observation",
          "control": {"kind": "logsig", "depth": 1, "step": 4},
          "field": {"kind": "fwp", "rule": "delta", "delta": "post", "form": "ode",
                    "d_model": 128, "heads": 16, "d_ff": 64}}, 3.0),
@@ -111,8 +115,9 @@ ADJOINT = [("ncde-speech", 1), ("ncde-speech", 4)]
 
 
 def build(case: str, impl: str, quick: bool, backprop: str | None, factor: int,
-          dtype: torch.dtype, device: str):
-    """The case's model and batch; ``backprop`` None: the case's own (default direct)."""
+          dtype: torch.dtype, device: str, paper_batch: bool = False):
+    """The case's model and batch; ``backprop`` None: the case's own (default direct);
+    ``paper_batch``: the recipe's batch size where the case names one."""
     from zoo.build_context import DataShape
     from zoo.model import ZooModel
     from zoo.series import Batch, TaskInfo
@@ -123,6 +128,8 @@ def build(case: str, impl: str, quick: bool, backprop: str | None, factor: int,
     if quick and length > QUICK_KEEPS:
         length //= 4
     batch_size = opts.get("batch", 128)
+    if paper_batch:
+        batch_size = opts.get("paper_batch", batch_size)
     backprop = backprop or opts.get("backprop", "direct")
     backprop_section = ADJOINT_SECTION if backprop == "adjoint" else {"kind": backprop}
     spec = spec_model().model_validate({
@@ -155,7 +162,7 @@ def floor_worker(args) -> None:
 
     torch.set_num_threads(args.threads)
     model, batch, length = build(args.case, "fast", args.quick, "direct", 1, torch.float32,
-                                 args.device)
+                                 args.device, args.paper_batches)
     work = unavoidable_work(model, batch)
     step = None
     if work is not None:
@@ -176,7 +183,7 @@ def worker(args) -> None:
         return
     torch.set_num_threads(args.threads)
     model, batch, length = build(args.case, args.impl, args.quick, args.backprop, args.factor,
-                                 torch.float32, args.device)
+                                 torch.float32, args.device, args.paper_batches)
     opt = torch.optim.Adam(model.parameters(), 1e-3)
     # an adaptive solve's steps follow the weights, and rounding-level differences in the
     # gradients grow through Adam's steps (ReLU kinks, step-size decisions), so each step
@@ -213,6 +220,7 @@ def run_one(args, case: str, impl: str, backprop: str | None = None, factor: int
     cmd = [sys.executable, __file__, "--worker", case, impl, "--repeats", str(args.repeats),
            "--threads", str(args.threads), "--factor", str(factor), "--device", args.device]
     cmd += (["--backprop", backprop] if backprop else []) + (["--quick"] if args.quick else [])
+    cmd += ["--paper-batches"] if args.paper_batches else []
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     print(json.dumps(result), flush=True)
@@ -223,8 +231,11 @@ def interleaved(args, case: str) -> tuple[dict, dict, dict]:
     """(generic, fast, floor) results of ``--rounds`` alternating worker processes: the median
     step time over the rounds and the largest peak memory, so that a change of the machine's
     load during the run weighs on both paths alike."""
-    impls = ("generic", "fast", "floor")
+    impls = ("generic", "fast") if args.no_floor else ("generic", "fast", "floor")
     rounds = [[run_one(args, case, impl) for impl in impls] for _ in range(args.rounds)]
+    if args.no_floor:
+        rounds = [[*results, {"case": case, "impl": "floor", "step_s": None}]
+                  for results in rounds]
     merged = []
     for results in zip(*rounds):
         result = dict(results[-1])
@@ -321,6 +332,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-adjoint", action="store_true", help="skip the adjoint memory runs")
+    parser.add_argument("--paper-batches", action="store_true",
+                        help="the recipes' batch sizes (Speech 1024, EigenWorms 181) where they "
+                             "differ from the cases' own")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="skip the bound (bench/floor.py): its column shows —")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
     parser.add_argument("--section", default=None,
                         help="the marked section of --output this run replaces "

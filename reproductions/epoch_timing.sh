@@ -8,7 +8,9 @@
 # Each run uses THREADS CPU threads (default 1, as a sweep worker has where two runs share two
 # cores; the record keeps the count). DATA_NOTE labels data that are not the named dataset's
 # (zoo run --data-note), as for the random series of reproductions/synthetic_uea_mirror.py.
-# Usage: STORE=/tmp/repro/timing.db [THREADS=1] [DATA_NOTE=TEXT] reproductions/epoch_timing.sh SPEC...
+# DEVICE (cpu, cuda) overrides the specs' device; ZOO is the command (default .venv/bin/zoo).
+# Usage: STORE=/tmp/repro/timing.db [THREADS=1] [DATA_NOTE=TEXT] [DEVICE=cuda]
+#        reproductions/epoch_timing.sh SPEC...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ZOO_DATA_MIRROR=${ZOO_DATA_MIRROR:-$(pwd)/../shared/data}
@@ -16,8 +18,9 @@ STORE=${STORE:-/tmp/repro/timing.db}
 mkdir -p "$(dirname "$STORE")"
 for spec in "$@"; do
   start=$(date +%s)
-  .venv/bin/zoo run "$spec" --seed 1 --threads "${THREADS:-1}" -o train.epochs=1 -o train.drop_last=false \
+  ${ZOO:-.venv/bin/zoo} run "$spec" --seed 1 --threads "${THREADS:-1}" -o train.epochs=1 -o train.drop_last=false \
     -o train.eval_shuffle_drop_last=false \
-    --tracking-uri "sqlite:///$STORE" --no-progress ${DATA_NOTE:+--data-note "$DATA_NOTE"}
+    --tracking-uri "sqlite:///$STORE" --no-progress ${DATA_NOTE:+--data-note "$DATA_NOTE"} \
+    ${DEVICE:+--device "$DEVICE"}
   echo "$spec: $(( $(date +%s) - start )) s wall for the whole command"
 done

@@ -377,3 +377,15 @@ def test_the_cost_table_keeps_a_row_per_device():
     assert [row.split(" | ")[1:3] for row in rows] == [["cpu", "40 (1 thread)"],
                                                        ["cuda (NVIDIA H200)", "2 (16 threads)"]]
     assert _device({"zoo.device": "cpu"}) == "cpu"
+
+
+def test_timings_keep_a_seed_per_device():
+    """A GPU timing of seed 1 joins the CPU one in the timings folder (per_device); among
+    results a newer run of a seed replaces the older one, whatever its device."""
+    key = "irie2022/table2/depth1/delta"
+    [cpu] = records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+    gpu = dataclasses.replace(cpu, device="cuda (NVIDIA H200)", run_id="gpu",
+                              date="2099-01-01T00:00:00.000+00:00")
+    merged, _ = records.merge([cpu], [gpu], cpu.recipe, per_device=True)
+    assert [(r.seed, r.device) for r in merged] == [(1, "cpu"), (1, "cuda (NVIDIA H200)")]
+    assert records.merge([cpu], [gpu], cpu.recipe)[0] == [gpu]

@@ -108,7 +108,8 @@ def _update(path: Path, old: list[Record], merged: list[Record]) -> str:
 
 def _timings(client, entry: Entry, runs: list[Measurement], recipe: Recipe,
              root: Path) -> list[str]:
-    """Merge the records of the shortened runs of ``recipe`` into ``root``; the lines to print."""
+    """Merge the records of the shortened runs of ``recipe`` into ``root``, a seed per device;
+    the lines to print."""
     short = newest_per_seed([m for m in runs if shortened(m)
                              and m.seed and m.seed.isdigit()]).values()
     path = path_of(root, entry.id)
@@ -117,7 +118,7 @@ def _timings(client, entry: Entry, runs: list[Measurement], recipe: Recipe,
         return []
     digest = spec_digest(recipe.params)
     new = [replace(_record(client, entry, m), recipe=digest) for m in short]
-    merged, notes = merge(old, new, digest)
+    merged, notes = merge(old, new, digest, per_device=True)
     return [f"{entry.id} (timings): {_update(path, old, merged)}", *(f"  {n}" for n in notes)]
 
 

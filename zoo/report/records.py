@@ -2,11 +2,11 @@
 
 One JSON Lines file per registry entry and variant, named after its recipe key
 (``hasani2021/table3/ozone/ltc`` → ``hasani2021/table3/ozone/ltc.jsonl``; its variant
-``paper-text`` → ``ltc@paper-text.jsonl`` beside it), one line per seed, sorted by seed, keys in a
-fixed order: a new run shows as a one-line diff. ``value`` is the logged ``test/<metric>`` (not
-scaled to the paper's units). ``recipe`` is the digest of the shipped spec the run matched
-(:func:`.collect.spec_digest`); ``spec_hash`` the runner's ``zoo.spec_hash`` tag. Re-exporting
-merges with the file by the rule of :func:`merge`.
+``paper-text`` → ``ltc@paper-text.jsonl`` beside it), one line per seed (in the timings folder
+per seed and device), sorted by seed, keys in a fixed order: a new run shows as a one-line diff.
+``value`` is the logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the
+digest of the shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the
+runner's ``zoo.spec_hash`` tag. Re-exporting merges with the file by the rule of :func:`merge`.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ def path_of(root: Path, key: str) -> Path:
 
 
 def dumps(records: list[Record]) -> str:
-    """One JSON object per line, sorted by seed."""
+    """One JSON object per line, sorted by seed, then device."""
     return "".join(json.dumps(asdict(r), ensure_ascii=False) + "\n"
-                   for r in sorted(records, key=lambda r: r.seed))
+                   for r in sorted(records, key=lambda r: (r.seed, r.device or "")))
 
 
 def read(path: Path) -> list[Record]:
@@ -102,23 +102,28 @@ def _run(r: Record) -> str:
     return f"run {r.run_id} ({r.date})"
 
 
-def merge(old: list[Record], new: list[Record], recipe: str) -> tuple[list[Record], list[str]]:
+def merge(old: list[Record], new: list[Record], recipe: str, per_device: bool = False
+          ) -> tuple[list[Record], list[str]]:
     """Merge freshly exported records into a file's records, and say what was chosen.
 
     Recorded seeds of an earlier shipped spec (another ``recipe`` digest) are dropped: their
     runs no longer count. A seed recorded from another run is replaced only when the new run
     started later; a seed recorded from the same run is refreshed; other seeds are kept.
+    ``per_device``: a seed is one record per device (the timings, whose cost is the device's).
     """
+    def key(r: Record):
+        return (r.seed, r.device) if per_device else r.seed
+
     notes = [f"seed {r.seed}: dropped {_run(r)}, recorded under an earlier shipped spec"
              for r in old if r.recipe != recipe]
-    merged = {r.seed: r for r in old if r.recipe == recipe}
+    merged = {key(r): r for r in old if r.recipe == recipe}
     for r in new:
-        kept = merged.get(r.seed)
+        kept = merged.get(key(r))
         if kept is None or kept.run_id == r.run_id:
-            merged[r.seed] = r
+            merged[key(r)] = r
         elif r.started > kept.started:
-            merged[r.seed] = r
+            merged[key(r)] = r
             notes.append(f"seed {r.seed}: {_run(r)} replaces {_run(kept)}, which is older")
         else:
             notes.append(f"seed {r.seed}: kept {_run(kept)}; {_run(r)} is not newer")
-    return sorted(merged.values(), key=lambda r: r.seed), notes
+    return sorted(merged.values(), key=lambda r: (r.seed, r.device or "")), notes
