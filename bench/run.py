@@ -191,7 +191,7 @@ def worker(args) -> None:
     adaptive = getattr(getattr(model.spec.model.solver, "method", None), "value", None) in ADAPTIVE
     initial = {k: v.clone() for k, v in model.state_dict().items()} if adaptive else None
     cuda = args.device.startswith("cuda")
-    before = torch.cuda.memory_allocated() if cuda else resident_mb()
+    before = torch.cuda.memory_allocated() / 2**20 if cuda else resident_mb()
     times = []
     for _ in range(args.repeats + 1):
         if cuda:

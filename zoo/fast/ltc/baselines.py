@@ -91,15 +91,15 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     """LSTM outputs h (T, B, N) from torch's fused kernel, which computes
     c ← σ(f) c + σ(i) tanh(g), h ← σ(o) tanh(c) from [i, f, g, o] = W_ih I + b_ih + W_hh h + b_hh:
     TensorFlow's gate rows [i, j, f, o] reordered to [i, f, j, o], its forget bias added to
-    b_f, W [I, h] split into W_ih and W_hh, b_hh = 0."""
+    b_f, W [I, h] split into W_ih and W_hh (contiguous, as cuDNN's kernel needs), b_hh = 0."""
     channels = x.shape[-1]
     i, j, f, o = cell.gates.weight.chunk(4, 0)
     b_i, b_j, b_f, b_o = cell.gates.bias.chunk(4, 0)
     weight = torch.cat([i, f, j, o])
     bias = torch.cat([b_i, b_f + cell.forget_bias, b_j, b_o])
     zeros = x.new_zeros(1, x.shape[0], cell.units)
-    h, _, _ = torch.lstm(x, (zeros, zeros), [weight[:, :channels], weight[:, channels:], bias,
-                                             torch.zeros_like(bias)],
+    w_ih, w_hh = weight[:, :channels].contiguous(), weight[:, channels:].contiguous()
+    h, _, _ = torch.lstm(x, (zeros, zeros), [w_ih, w_hh, bias, torch.zeros_like(bias)],
                          True, 1, 0.0, cell.training, False, True)
     return h.transpose(0, 1)
 
