@@ -11,6 +11,12 @@ the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results 
 
     .venv/bin/python bench/run.py [--quick] [--cases NAME ...] [--threads N] [--device cpu]
                                   [--rounds N] [--section NAME] [--paper-batches] [--no-floor]
+                                  [--save FILE]
+    .venv/bin/python bench/run.py --from-results FILE --section NAME
+
+``--save`` appends each measurement to a JSON Lines file as it comes (after a first line naming
+the machine), so that a run cut short keeps what it measured; ``--from-results`` writes the
+section from such a file (``bench/results/``) instead of measuring.
 """
 
 from __future__ import annotations
@@ -223,7 +229,12 @@ def run_one(args, case: str, impl: str, backprop: str | None = None, factor: int
     cmd += ["--paper-batches"] if args.paper_batches else []
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
+    if backprop == "adjoint":
+        result["memory_growth"] = True  # an adjoint-memory row, not a comparison
     print(json.dumps(result), flush=True)
+    if args.save:
+        with args.save.open("a") as file:
+            file.write(json.dumps(result) + "\n")
     return result
 
 
@@ -232,10 +243,15 @@ def interleaved(args, case: str) -> tuple[dict, dict, dict]:
     step time over the rounds and the largest peak memory, so that a change of the machine's
     load during the run weighs on both paths alike."""
     impls = ("generic", "fast") if args.no_floor else ("generic", "fast", "floor")
-    rounds = [[run_one(args, case, impl) for impl in impls] for _ in range(args.rounds)]
-    if args.no_floor:
-        rounds = [[*results, {"case": case, "impl": "floor", "step_s": None}]
-                  for results in rounds]
+    return merge_rounds([[run_one(args, case, impl) for impl in impls]
+                         for _ in range(args.rounds)])
+
+
+def merge_rounds(rounds: list[list[dict]]) -> tuple[dict, dict, dict]:
+    """(generic, fast, floor) over the rounds of one case (a missing floor: no bound)."""
+    rounds = [results if len(results) == 3 else
+              [*results, {"case": results[0]["case"], "impl": "floor", "step_s": None}]
+              for results in rounds]
     merged = []
     for results in zip(*rounds):
         result = dict(results[-1])
@@ -243,20 +259,42 @@ def interleaved(args, case: str) -> tuple[dict, dict, dict]:
             result["step_s"] = statistics.median(r["step_s"] for r in results)
             if "batch" in result:
                 result["samples_s"] = result["batch"] / result["step_s"]
-                result["peak_mb"] = max(r["peak_mb"] for r in results)
+                peaks = [r["peak_mb"] for r in results if r["peak_mb"] is not None]
+                result["peak_mb"] = max(peaks) if peaks else None
         merged.append(result)
     return tuple(merged)
+
+
+def saved(path: Path) -> tuple[dict, list[tuple[dict, dict, dict]], list[dict]]:
+    """A ``--save`` file's header, its cases measured by both paths (merged over the rounds, in
+    the order measured) and its adjoint-memory rows."""
+    header, *results = [json.loads(line) for line in path.read_text().splitlines() if line]
+    by_case: dict[str, list[dict]] = {}
+    for r in results:
+        if not r.get("memory_growth"):
+            by_case.setdefault(r["case"], []).append(r)
+    rows = []
+    for found in by_case.values():
+        impls = [r["impl"] for r in found]
+        width = 3 if "floor" in impls else 2
+        rounds = [found[i:i + width] for i in range(0, len(found) - len(found) % width, width)]
+        if rounds and {"generic", "fast"} <= set(impls):
+            rows.append(merge_rounds(rounds))
+    return header, rows, [r for r in results if r.get("memory_growth")]
 
 
 def machine(args) -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in
                 Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
                platform.processor())
-    gpu = f", GPU {torch.cuda.get_device_name()}" if args.device.startswith("cuda") else ""
+    gpu = (f", GPU {torch.cuda.get_device_name()} "
+           f"({torch.cuda.get_device_properties(0).total_memory / 2**30:.0f} GiB, CUDA "
+           f"{torch.version.cuda})" if args.device.startswith("cuda") else "")
     return (f"{cpu}, {len(__import__('os').sched_getaffinity(0))} cores{gpu}; torch "
             f"{torch.__version__}, {args.threads} thread(s), float32, device {args.device}; "
             f"allocator as in training runs: {keep_freed_blocks()}"
-            f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}")
+            f"{f'; --quick (sequences over {QUICK_KEEPS} steps ÷ 4)' if args.quick else ''}"
+            f"{'; the recipe batch sizes (--paper-batches)' if args.paper_batches else ''}")
 
 
 def figure(args, rows: list[tuple[dict, dict, dict]]) -> Path:
@@ -274,8 +312,8 @@ def figure(args, rows: list[tuple[dict, dict, dict]]) -> Path:
 
 
 def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict],
-           image: Path) -> str:
-    lines = [f"Machine: {machine(args)}. Median of {args.repeats} training steps (forward + "
+           image: Path, machine_text: str) -> str:
+    lines = [f"Machine: {machine_text}. Median of {args.repeats} training steps (forward + "
              f"backward + Adam step) after one warm-up, in each of {args.rounds} alternating "
              "fresh processes per case and implementation (median over the rounds). *bound*: generic s/step ÷ the time of the work any "
              "implementation of the same numbers must do (`bench/floor.py`). Written by "
@@ -291,8 +329,9 @@ def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict],
         bound = "—" if floor["step_s"] is None else f"{generic['step_s'] / floor['step_s']:.1f}×"
         for r in (generic, fast):
             tail = f"**{speedup:.1f}×** | {verdict} | {bound}" if r is fast else " | |"
+            peak = "—" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"
             lines.append(f"| {r['case']} | {r['batch']} | {r['length']} | {r['used']} | "
-                         f"{r['step_s']:.3f} | {r['samples_s']:.1f} | {r['peak_mb']:.0f} | "
+                         f"{r['step_s']:.3f} | {r['samples_s']:.1f} | {peak} | "
                          f"{r['nfe']} | {tail} |")
     image_link = image.relative_to(args.output.parent).as_posix()
     lines += ["", f"![fast over generic per case, with targets and bounds]({image_link})"]
@@ -341,6 +380,9 @@ def main() -> None:
     parser.add_argument("--section", default=None,
                         help="the marked section of --output this run replaces "
                              "(default: quick with --quick, else full)")
+    parser.add_argument("--save", type=Path, help="append each measurement to this file")
+    parser.add_argument("--from-results", type=Path, metavar="FILE",
+                        help="write the section from a --save file instead of measuring")
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "IMPL"), help=argparse.SUPPRESS)
     parser.add_argument("--backprop", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, default=1, help=argparse.SUPPRESS)
@@ -351,10 +393,20 @@ def main() -> None:
         args.case, args.impl = args.worker
         worker(args)
         return
-    rows = [interleaved(args, case) for case in args.cases]
-    adjoint = [] if args.no_adjoint else [run_one(args, case, "fast", "adjoint", factor)
-                                          for case, factor in ADJOINT]
-    write_section(args.output, args.section, report(args, rows, adjoint, figure(args, rows)))
+    if args.from_results:
+        text, rows, adjoint = saved(args.from_results)
+        args.repeats, args.rounds = text["repeats"], text["rounds"]
+        machine_text = text["machine"]
+    else:
+        machine_text = machine(args)
+        if args.save:
+            args.save.write_text(json.dumps({"machine": machine_text, "repeats": args.repeats,
+                                             "rounds": args.rounds}) + "\n")
+        rows = [interleaved(args, case) for case in args.cases]
+        adjoint = [] if args.no_adjoint else [run_one(args, case, "fast", "adjoint", factor)
+                                              for case, factor in ADJOINT]
+    write_section(args.output, args.section,
+                  report(args, rows, adjoint, figure(args, rows), machine_text))
     print(f"wrote section '{args.section}' of {args.output}")
 
 

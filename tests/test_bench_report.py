@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from argparse import Namespace
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import run  # noqa: E402
@@ -26,7 +29,25 @@ def test_report_states_verdicts_and_bounds_and_links_its_figure(tmp_path):
     image = run.figure(args, rows)
     assert image == tmp_path / "docs" / "img" / "performance_quick.png"
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    text = run.report(args, rows, [], image)
+    text = run.report(args, rows, [], image, "a test machine")
+    assert text.startswith("Machine: a test machine. Median of 3 training steps")
     assert "| **1.2×** | ≥ 1.5×: not met | 1.5× |" in text
     assert "| **5.0×** | ≥ 2×: met | — |" in text
     assert "](img/performance_quick.png)" in text
+
+
+def test_saved_measurements_give_the_section(tmp_path):
+    """A --save file (machine, then each measurement as taken; cut short after a case's generic
+    step) gives the cases both paths measured, merged over the rounds, and the adjoint rows."""
+    lines = [{"machine": "a GPU", "repeats": 2, "rounds": 2},
+             _result("ncde-speech", "generic", 0.4), _result("ncde-speech", "fast", 0.1),
+             _result("ncde-speech", "generic", 0.2), _result("ncde-speech", "fast", 0.1),
+             {**_result("ncde-speech", "fast", 0.5), "memory_growth": True},
+             _result("ltc-32-b16", "generic", 0.05)]
+    path = tmp_path / "saved.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    header, rows, adjoint = run.saved(path)
+    assert header["machine"] == "a GPU" and len(adjoint) == 1
+    [(generic, fast, floor)] = rows
+    assert generic["step_s"] == pytest.approx(0.3) and fast["step_s"] == 0.1  # medians
+    assert floor["step_s"] is None
