@@ -27,7 +27,8 @@ def test_page_section_is_what_the_records_give():
     """The committed section of docs/reproduction.md equals the one the committed records give."""
     text = PAGE.read_text(encoding="utf-8")
     root = REPO / "reproductions" / "results"
-    done, timed = records.load(root), records.load(REPO / "reproductions" / "timings")
+    done = records.load(root)
+    timed = records.load(REPO / "reproductions" / "timings", per_device=True)
     expected = page.section(load_registry(), done, page.link(PAGE, root), timed,
                             recipes_of(done.keys() | timed.keys()))
     shown = text[text.index(page.BEGIN):text.index(page.END) + len(page.END)]
@@ -42,7 +43,7 @@ def test_committed_records_are_of_the_shipped_specs():
     from zoo.report.recipes import load_recipes, recipe_key
 
     for folder in ("results", "timings"):
-        found = records.load(REPO / "reproductions" / folder)
+        found = records.load(REPO / "reproductions" / folder, per_device=folder == "timings")
         keys = {recipe_key(r.id, r.variant) for rs in found.values() for r in rs}
         shipped = load_recipes({key.partition("@")[0] for key in keys})
         for rs in found.values():
@@ -221,7 +222,8 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     assert [(r.seed, r.epochs, r.epoch_seconds) for r in timed] == [(3, 3, None), (5, 1, 10.0)]
     assert [r.seed for r in records.read(root / f"{SPEECH}.jsonl")] == [1, 2]
     assert {r.recipe for r in timed} == {records.read(root / f"{SPEECH}.jsonl")[0].recipe}
-    section = page.section(load_registry(), records.load(root), "results", records.load(timings),
+    timed = records.load(timings, per_device=True)
+    section = page.section(load_registry(), records.load(root), "results", timed,
                            recipes_of([SPEECH]))
     # seed 1 (complete, stopped after 3 epochs, 1 thread): 4 s per epoch; seed 5 (its threads
     # not recorded): 10 s, apart; the others logged no epoch time. A seed of the recipe: at most
@@ -232,7 +234,8 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     client.set_tag(short, "zoo.threads", "1")
     zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root, "--timings",
          timings], monkeypatch)
-    section = page.section(load_registry(), records.load(root), "results", records.load(timings))
+    section = page.section(load_registry(), records.load(root), "results",
+                           records.load(timings, per_device=True))
     assert f"| {SPEECH} | cpu | 7 (1 thread) | – | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
     assert "### Cost per training epoch" not in page.section(load_registry(), records.load(root),
                                                           "results")
@@ -368,7 +371,8 @@ def test_the_cost_table_keeps_a_row_per_device():
     from zoo.report.export import _device
 
     key = "irie2022/table2/depth1/delta"
-    [timed] = records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+    [timed] = [r for r in records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+               if r.device == "cpu"]
     gpu = dataclasses.replace(timed, epoch_seconds=2.0, threads=16,
                               device=_device({"zoo.device": "cuda", "zoo.gpu": "NVIDIA H200"}))
     cpu = dataclasses.replace(timed, epoch_seconds=40.0, threads=1)
@@ -383,7 +387,8 @@ def test_timings_keep_a_seed_per_device():
     """A GPU timing of seed 1 joins the CPU one in the timings folder (per_device); among
     results a newer run of a seed replaces the older one, whatever its device."""
     key = "irie2022/table2/depth1/delta"
-    [cpu] = records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+    [cpu] = [r for r in records.read(REPO / "reproductions" / "timings" / f"{key}.jsonl")
+             if r.device == "cpu"]
     gpu = dataclasses.replace(cpu, device="cuda (NVIDIA H200)", run_id="gpu",
                               date="2099-01-01T00:00:00.000+00:00")
     merged, _ = records.merge([cpu], [gpu], cpu.recipe, per_device=True)

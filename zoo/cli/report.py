@@ -75,7 +75,7 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     if args.timings is not None:
         if not args.timings.is_dir():
             raise InputError(f"--timings {args.timings}: no such folder")
-        timings = load(args.timings)
+        timings = load(args.timings, per_device=True)
         recipes = recipes_of(records.keys() | timings.keys(), args.specs)
     if args.page is None:
         print(page.section(registry, records, root.as_posix(), timings, recipes))

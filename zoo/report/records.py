@@ -77,16 +77,18 @@ def read(path: Path) -> list[Record]:
     return records
 
 
-def load(root: Path) -> dict[str, list[Record]]:
-    """Records per recipe key, from every ``*.jsonl`` under ``root`` (none if it is absent)."""
+def load(root: Path, per_device: bool = False) -> dict[str, list[Record]]:
+    """Records per recipe key, from every ``*.jsonl`` under ``root`` (none if it is absent);
+    a seed once per file, or once per device (``per_device``: the timings)."""
     found = {}
     for path in sorted(root.rglob(f"*{SUFFIX}")):
         key = path.relative_to(root).with_suffix("").as_posix()
         records = read(path)
         if any(r.key != key for r in records):
             raise InputError(f"{path}: holds records of another entry or variant than '{key}'")
-        if len({r.seed for r in records}) != len(records):
-            raise InputError(f"{path}: a seed is recorded twice")
+        if len({(r.seed, r.device if per_device else None) for r in records}) != len(records):
+            raise InputError(f"{path}: a seed is recorded twice"
+                             f"{' for one device' if per_device else ''}")
         found[key] = records
     return found
 
