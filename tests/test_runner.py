@@ -13,6 +13,7 @@ import torch
 from zoo.cli.main import main
 from zoo.tracking.mlflow_run import open_client
 from zoo.training.checkpoint import load_model
+from zoo.training.device import resolve_device
 
 
 def run_cli(args, capsys):
@@ -53,7 +54,7 @@ def test_run_logs_params_metrics_artifacts(write_spec, tiny_spec, store, tmp_pat
     assert params["seed"] == "3"
     assert int(params["model.n_parameters"]) > 0
     tags = run.data.tags
-    assert tags["zoo.seed"] == "3" and tags["zoo.device"] == "cpu"
+    assert tags["zoo.seed"] == "3" and tags["zoo.device"] == str(resolve_device("auto"))
     assert tags["zoo.threads"] == "1"  # --threads
     assert len(tags["zoo.spec_hash"]) == 16
     assert "zoo.version" in tags and tags["zoo.implementation"] == "fast"
