@@ -71,6 +71,7 @@ def test_ray_places_one_run_per_gpu(write_spec, tiny_spec, tmp_path, monkeypatch
     """On a Ray instance with 2 GPUs (declared: this machine may have none), each run holds one
     GPU by default: 3 runs, at most 2 at a time, each run on one GPU that Ray names in its
     ``CUDA_VISIBLE_DEVICES`` (tagged ``zoo.cuda_visible_devices``)."""
+    tiny_spec["train"]["epochs"] = 1
     spec = write_spec(tiny_spec, "tiny.yaml")
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     ray.init(num_cpus=3, num_gpus=2, include_dashboard=False)
