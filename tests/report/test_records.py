@@ -217,7 +217,7 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     code = zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root,
                 "--timings", timings], monkeypatch)
     out = capsys.readouterr().out
-    assert code == 0 and f"{SPEECH} (timings): wrote {timings / SPEECH}.jsonl (2 seeds)" in out
+    assert code == 0 and f"{SPEECH} (timings): wrote {timings / SPEECH}.jsonl (2 timings)" in out
     timed = records.read(timings / f"{SPEECH}.jsonl")
     assert [(r.seed, r.epochs, r.epoch_seconds) for r in timed] == [(3, 3, None), (5, 1, 10.0)]
     assert [r.seed for r in records.read(root / f"{SPEECH}.jsonl")] == [1, 2]

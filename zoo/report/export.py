@@ -95,15 +95,15 @@ def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:
     return notes
 
 
-def _update(path: Path, old: list[Record], merged: list[Record]) -> str:
-    """Write or remove the file; what was done."""
+def _update(path: Path, old: list[Record], merged: list[Record], noun: str = "seeds") -> str:
+    """Write or remove the file; what was done (``noun``: what its lines are)."""
     if merged == old:
-        return f"{path} unchanged ({len(merged)} seeds)"
+        return f"{path} unchanged ({len(merged)} {noun})"
     if not merged:
         path.unlink()
         return f"removed {path}: none of its records counts"
     write(path, merged)
-    return f"wrote {path} ({len(merged)} seeds)"
+    return f"wrote {path} ({len(merged)} {noun})"
 
 
 def _timings(client, entry: Entry, runs: list[Measurement], recipe: Recipe,
@@ -119,7 +119,8 @@ def _timings(client, entry: Entry, runs: list[Measurement], recipe: Recipe,
     digest = spec_digest(recipe.params)
     new = [replace(_record(client, entry, m), recipe=digest) for m in short]
     merged, notes = merge(old, new, digest, per_device=True)
-    return [f"{entry.id} (timings): {_update(path, old, merged)}", *(f"  {n}" for n in notes)]
+    return [f"{entry.id} (timings): {_update(path, old, merged, 'timings')}",
+            *(f"  {n}" for n in notes)]
 
 
 def export(uri: str, entries: list[Entry], recipes: dict[str, Recipe], root: Path,
