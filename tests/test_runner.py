@@ -74,7 +74,7 @@ def test_run_logs_params_metrics_artifacts(write_spec, tiny_spec, store, tmp_pat
     local = client.download_artifacts(run.info.run_id, "checkpoints/best.pt", str(tmp_path))
     model = load_model(local)
     assert model.spec.model.field.hidden == 8
-    payload = torch.load(local, weights_only=False)
+    payload = torch.load(local, map_location="cpu", weights_only=False)
     for key, value in model.state_dict().items():
         assert torch.equal(value, payload["model"][key])
 
