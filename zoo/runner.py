@@ -33,7 +33,7 @@ from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, re
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
-from .training.device import device_tags
+from .training.device import device_label, device_tags
 from .training.device import resolve_device as _device
 from .training.loop import Splits, Trainer
 from .training.seed import seed_everything
@@ -303,7 +303,7 @@ def run(spec: Any, opts: RunOptions) -> RunResult:
                                                     "zoo.implementation": implementation,
                                                     **opts.tags})
         opts.say(f"MLflow run {run_id} ({count_parameters(session.model):,} parameters, "
-                 f"{implementation} path)")
+                 f"{implementation} path, {device_label(session.device)})")
         if warning := misplaced_artifacts(uri, tracker.artifact_uri or ""):
             opts.say(warning)
         return session.train()

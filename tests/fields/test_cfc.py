@@ -355,5 +355,5 @@ def test_zoo_run_trains_a_tiny_cfc(write_spec, tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     assert code == 0, out.err
     # 204 parameters of ncps's CfC(3, AutoNCP(8, 3)) for the 3 channels, 16 of the readout
-    assert "(220 parameters, generic (wired CfC) path)" in out.out + out.err
+    assert "(220 parameters, generic (wired CfC) path, " in out.out + out.err
     assert "finished (best epoch 1): test/loss" in out.out

@@ -36,6 +36,13 @@ def device_tags(device: torch.device) -> dict[str, str]:
     return tags
 
 
+def device_label(device: torch.device) -> str:
+    """``cpu``, or ``cuda (GPU NAME)``."""
+    if device.type != "cuda":
+        return str(device)
+    return f"{device} ({torch.cuda.get_device_name(device)})"
+
+
 def start_peak(device: torch.device) -> None:
     """Start measuring the peak GPU memory anew (nothing on the CPU)."""
     if device.type == "cuda":
