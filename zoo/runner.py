@@ -33,7 +33,7 @@ from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, re
 from .tracking.params import flatten
 from .training.allocator import keep_freed_blocks
 from .training.checkpoint import atomic_save, best_payload, spec_from_yaml, spec_to_yaml
-from .training.device import device_label, device_tags
+from .training.device import PEAK_MEMORY, RUN_PEAK_MEMORY, device_label, device_tags
 from .training.device import resolve_device as _device
 from .training.loop import Splits, Trainer
 from .training.seed import seed_everything
@@ -220,8 +220,10 @@ class _Session:
             state = self.trainer.state
             # the test metrics belong to the selected epoch's model: logged at its step
             best = state.best_epoch if state.best_epoch is not None else state.epoch
+            peaks = [r[PEAK_MEMORY] for r in state.history if PEAK_MEMORY in r]
+            run_peak = {RUN_PEAK_MEMORY: max(peaks)} if peaks else {}
             with interrupts_deferred():  # the test results are stored whole, as each epoch is
-                self.tracker.log_metrics({**test, "best_epoch": best}, step=best)
+                self.tracker.log_metrics({**test, "best_epoch": best, **run_peak}, step=best)
                 self.tracker.set_tags({
                     "zoo.best_epoch": str(best), "zoo.kernels": compiled.summary(kernels),
                     NOTE_TAG: run_note(self.spec, self.tracker.run_id, self.tracker.uri, test,

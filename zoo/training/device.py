@@ -10,6 +10,8 @@ from ..errors import InputError
 
 #: the epoch metric of the largest GPU memory that torch's allocator held during the epoch
 PEAK_MEMORY = "gpu/peak_memory_mb"
+#: the run's: the largest of its epochs'
+RUN_PEAK_MEMORY = "gpu/run_peak_memory_mb"
 
 
 def resolve_device(name: str) -> torch.device:
