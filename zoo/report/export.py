@@ -82,8 +82,10 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
 
 def _device(tags: dict[str, str]) -> str | None:
     """The ``zoo.device`` tag, with the GPU's name (``zoo.gpu``) where the run recorded one."""
+    from ..training.device import label
+
     device = tags.get("zoo.device")
-    return f"{device} ({tags['zoo.gpu']})" if device and "zoo.gpu" in tags else device
+    return label(device, tags.get("zoo.gpu")) if device else None
 
 
 def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:

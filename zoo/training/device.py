@@ -38,11 +38,15 @@ def device_tags(device: torch.device) -> dict[str, str]:
     return tags
 
 
+def label(device: str, gpu: str | None) -> str:
+    """``cpu``, or ``cuda (GPU NAME)``: how runs and records name a device."""
+    return f"{device} ({gpu})" if gpu else device
+
+
 def device_label(device: torch.device) -> str:
-    """``cpu``, or ``cuda (GPU NAME)``."""
-    if device.type != "cuda":
-        return str(device)
-    return f"{device} ({torch.cuda.get_device_name(device)})"
+    """:func:`label` of a live device."""
+    gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
+    return label(str(device), gpu)
 
 
 def start_peak(device: torch.device) -> None:
