@@ -179,9 +179,10 @@ def test_builds_get_an_ordinary_builds_modes(fake, monkeypatch, tmp_path):
 
 
 def test_a_run_records_whether_kernels_ran(fresh, monkeypatch, tiny_spec, tmp_path):
-    """Tag ``zoo.kernels``: the tiny NCDE's fast path asks for kernels; without a compiler they
-    run generic (warned once); the generic implementation uses none."""
+    """Tag ``zoo.kernels``: the tiny NCDE's fast path on the CPU asks for kernels; without a
+    compiler they run generic (warned once); the generic implementation uses none."""
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    tiny_spec["device"] = "cpu"  # the kernels are the CPU's; a CUDA run asks for none
     monkeypatch.setenv("CXX", "/nonexistent/c++")
     with pytest.warns(UserWarning, match="no C\\+\\+ compiler") as caught:
         no_compiler = zoo.run_spec(tiny_spec, tracking_uri=uri, progress=False).run_id
@@ -197,6 +198,7 @@ def test_a_run_records_whether_kernels_ran(fresh, monkeypatch, tiny_spec, tmp_pa
 def test_a_run_with_kernels_records_them(tiny_spec, tmp_path):
     """In the test session's own cache (usually built already), the kernels run compiled."""
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    tiny_spec["device"] = "cpu"
     run_id = zoo.run_spec(tiny_spec, tracking_uri=uri, progress=False).run_id
     assert open_client(uri).get_run(run_id).data.tags["zoo.kernels"] == "compiled"
 
