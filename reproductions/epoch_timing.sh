@@ -7,7 +7,7 @@
 # for their cost per epoch; they are never results.
 # Each run uses THREADS CPU threads (default 1, as a sweep worker has where two runs share two
 # cores; the record keeps the count). DATA_NOTE labels data that are not the named dataset's
-# (zoo run --data-note), as for the random series of reproductions/synthetic_uea_mirror.py.
+# (zoo run --data-note), as for the random series of reproductions/synthetic_mirror.py.
 # DEVICE (cpu, cuda) overrides the specs' device; ZOO is the command (default .venv/bin/zoo).
 # Usage: STORE=/tmp/repro/timing.db [THREADS=1] [DATA_NOTE=TEXT] [DEVICE=cuda]
 #        reproductions/epoch_timing.sh SPEC...
