@@ -34,11 +34,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEECH_CLIPS = 34_975
+sys.path.insert(0, str(ROOT / "tests"))  # the writers' modules import the tests' conftest
 
 
 def _writers(name: str):
     """The official-format writers of the dataset tests (``tests/datasets/test_<name>.py``)."""
-    sys.path.insert(0, str(ROOT / "tests"))  # the writers' modules import the tests' conftest
     spec = importlib.util.spec_from_file_location(name, ROOT / f"tests/datasets/test_{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
