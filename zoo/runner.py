@@ -365,7 +365,9 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
             spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
             opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
             session = _Session(spec, opts, tracker)
-            snapshot = torch.load(last, map_location=session.device, weights_only=False)
+            # on the CPU: the random states must be CPU tensors, and the model's and optimizer's
+            # load_state_dict copy theirs onto the run's device
+            snapshot = torch.load(last, map_location="cpu", weights_only=False)
         session.trainer.restore(snapshot)
         logged = tracker.last_step("train/loss")
         with interrupts_deferred():

@@ -62,6 +62,28 @@ def assert_ltc_fast_equals_generic(case, dtype: torch.dtype, device: str = "cpu"
         assert_close(g_fast[name], g_generic[name], rtol, name)
 
 
+@pytest.mark.parametrize("allowed", [False, True])
+def test_lstm_kernel_follows_the_matmul_float32_precision(monkeypatch, allowed):
+    """cuDNN's LSTM may use TensorFloat-32 by default, the generic cell's matrix products do not:
+    the fused kernel runs under the matrix products' setting, and the global one is restored."""
+    seen, lstm = [], torch.lstm
+
+    def spy(*args):
+        seen.append(torch.backends.cudnn.allow_tf32)
+        return lstm(*args)
+
+    monkeypatch.setattr(torch, "lstm", spy)
+    flags = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = allowed, not allowed
+    try:
+        model = make_model({"kind": "lstm"}, {"kind": "unfold"})
+        model(tiny_batch(model, times=torch.tensor([0.0, 0.5, 1.5])))
+        assert seen == [allowed]
+        assert torch.backends.cudnn.allow_tf32 is (not allowed)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = flags
+
+
 def test_every_recurrent_field_has_a_fast_path():
     for field, solver in BASELINES + [({"kind": "ltc"}, {"kind": "ltc_fused"})]:
         assert make_model(field, solver).body.implementation_used == "fast"

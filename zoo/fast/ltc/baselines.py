@@ -13,7 +13,8 @@ mapped onto it (:func:`lstm_sequence`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import torch
 from torch import nn
@@ -91,7 +92,8 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     """LSTM outputs h (T, B, N) from torch's fused kernel, which computes
     c ← σ(f) c + σ(i) tanh(g), h ← σ(o) tanh(c) from [i, f, g, o] = W_ih I + b_ih + W_hh h + b_hh:
     TensorFlow's gate rows [i, j, f, o] reordered to [i, f, j, o], its forget bias added to
-    b_f, W [I, h] split into W_ih and W_hh (contiguous, as cuDNN's kernel needs), b_hh = 0."""
+    b_f, W [I, h] split into W_ih and W_hh (contiguous, as cuDNN's kernel needs), b_hh = 0.
+    cuDNN's float32 products are as precise as the generic cell's (:func:`_matmul_precision`)."""
     channels = x.shape[-1]
     i, j, f, o = cell.gates.weight.chunk(4, 0)
     b_i, b_j, b_f, b_o = cell.gates.bias.chunk(4, 0)
@@ -99,9 +101,23 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     bias = torch.cat([b_i, b_f + cell.forget_bias, b_j, b_o])
     zeros = x.new_zeros(1, x.shape[0], cell.units)
     w_ih, w_hh = weight[:, :channels].contiguous(), weight[:, channels:].contiguous()
-    h, _, _ = torch.lstm(x, (zeros, zeros), [w_ih, w_hh, bias, torch.zeros_like(bias)],
-                         True, 1, 0.0, cell.training, False, True)
+    with _matmul_precision():
+        h, _, _ = torch.lstm(x, (zeros, zeros), [w_ih, w_hh, bias, torch.zeros_like(bias)],
+                             True, 1, 0.0, cell.training, False, True)
     return h.transpose(0, 1)
+
+
+@contextmanager
+def _matmul_precision() -> Iterator[None]:
+    """cuDNN may use TensorFloat-32 (a 10-bit mantissa) for float32 by default, while torch's
+    matrix products, which the generic cell runs on, do not unless the user allows it: within
+    this block cuDNN follows the matrix products' setting."""
+    before = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32 = before
 
 
 def ctgru_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
