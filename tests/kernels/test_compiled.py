@@ -77,7 +77,8 @@ def test_a_kernel_is_built_once_into_the_cache(fresh):
     assert re.fullmatch(r"ltc_synapses-[0-9a-f]{16}-[0-9a-f]{16}\.so", first.name)
     stamp = first.stat().st_mtime_ns
     assert compiled.build("ltc_synapses") == first and first.stat().st_mtime_ns == stamp
-    assert [p.name for p in fresh.iterdir()] == [first.name]  # no partial files left
+    # no partial files left (they end in .so too), only the kernel's lock file beside it
+    assert sorted(p.name for p in fresh.iterdir()) == [first.name, "ltc_synapses.lock"]
 
 
 def test_a_failing_build_warns_once_and_the_torch_form_runs(fresh, monkeypatch, tmp_path):
@@ -110,7 +111,7 @@ def test_a_missing_compiler_is_probed_once_and_warned_once(fresh, monkeypatch):
 
 def test_concurrent_builds_build_a_kernel_once(fake, monkeypatch, tmp_path):
     """Two processes build a kernel on an empty cache: one compiles (held until the other
-    waits for the cache's lock), the other then loads that build."""
+    waits for the kernel's lock), the other then loads that build."""
     log, go = tmp_path / "builds.log", tmp_path / "go"
     monkeypatch.setenv("FAKE_CXX_LOG", str(log))
     monkeypatch.setenv("CXX", fake_compiler(tmp_path, f"until [ -e {go} ]; do sleep 0.01; done\n"
@@ -119,7 +120,8 @@ def test_concurrent_builds_build_a_kernel_once(fake, monkeypatch, tmp_path):
     builders = [subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE,
                                  text=True) for _ in range(2)]
     try:
-        _until(lambda: _builds(log) > 1 or (_builds(log) == 1 and _lock_waiter(fake)))
+        _until(lambda: _builds(log) > 1
+               or (_builds(log) == 1 and _lock_waiter(fake / "tanh.lock")))
     finally:
         go.touch()
     paths = {builder.communicate(timeout=120)[0].strip() for builder in builders}
@@ -128,15 +130,37 @@ def test_concurrent_builds_build_a_kernel_once(fake, monkeypatch, tmp_path):
     assert Path(paths.pop()).read_text() == "library\n"
 
 
+def test_different_kernels_build_side_by_side(fake, monkeypatch, tmp_path):
+    """While one process compiles a kernel (held), another builds a different one and is done:
+    a fresh machine's many test workers do not queue behind each other's builds."""
+    go = tmp_path / "go"
+    monkeypatch.setenv("CXX", fake_compiler(
+        tmp_path, f'case "$*" in *tanh.cpp*) until [ -e {go} ]; do sleep 0.01; done;; esac\n'
+                  'echo library > "$out"'))
+    code = "from zoo.kernels import compiled; print(compiled.build('{}'))"
+    held = subprocess.Popen([sys.executable, "-c", code.format("tanh")], cwd=REPO,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        _until(lambda: (fake / "tanh.lock").exists())
+        other = subprocess.run([sys.executable, "-c", code.format("sweep")], cwd=REPO,
+                               capture_output=True, text=True, timeout=120)
+        assert other.returncode == 0, other.stderr
+        assert held.poll() is None  # still compiling tanh
+        assert Path(other.stdout.strip()).name.startswith("sweep-")
+    finally:
+        go.touch()
+    assert held.communicate(timeout=120)[0].strip().endswith(".so") and held.returncode == 0
+
+
 def _builds(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def _lock_waiter(folder: Path) -> bool:
-    """Whether a process waits for a ``flock`` on ``folder`` (``/proc/locks``: ``->`` lines)."""
-    if not folder.exists():
+def _lock_waiter(path: Path) -> bool:
+    """Whether a process waits for a ``flock`` on ``path`` (``/proc/locks``: ``->`` lines)."""
+    if not path.exists():
         return False
-    inode = f":{folder.stat().st_ino}"
+    inode = f":{path.stat().st_ino}"
     return any("->" in line and any(field.endswith(inode) for field in line.split())
                for line in Path("/proc/locks").read_text().splitlines())
 
@@ -163,7 +187,7 @@ def test_a_new_build_removes_only_its_kernels_stale_builds(fake):
     (fake / f"tanh-{'4' * 16}-{'5' * 16}.so").mkdir()  # not a library: left alone
     kept.append(f"tanh-{'4' * 16}-{'5' * 16}.so")
     assert compiled.build("tanh") == current
-    assert sorted(p.name for p in fake.iterdir()) == sorted(kept + [current.name])
+    assert sorted(p.name for p in fake.iterdir()) == sorted(kept + [current.name, "tanh.lock"])
 
 
 def test_builds_get_an_ordinary_builds_modes(fake, monkeypatch, tmp_path):

@@ -6,8 +6,9 @@ second with the system's C++ compiler (``$CXX``, else ``c++``) for this machine'
 compiler is probed once per process (:func:`toolchain`). The library is cached under
 ``$ZOO_KERNEL_CACHE`` (default ``~/.cache/nde-zoo/kernels``) as ``<name>-<source>-<build>.so``:
 a hash of its source and the shared headers (``kernels/*.h``), then one of the flags, the
-compiler's version and the CPU's flags. It is built under an exclusive lock on the cache folder,
-so concurrent processes build it once and the others load that build; it is written atomically
+compiler's version and the CPU's flags. It is built under an exclusive lock of its own
+(``<name>.lock`` beside it), so concurrent processes build it once and the others load that
+build, while different kernels build side by side; it is written atomically
 with the modes of an ordinary build (0755 under umask 022), so a team's shared cache serves all
 its users; and its builds from other sources are removed then (other machines' builds of the same
 source stay).
@@ -208,7 +209,7 @@ def build(name: str) -> Path:
     target = _cache_dir() / f"{name}-{version}-{setup}.so"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(target.parent):
+        with _locked(target.parent / f"{name}.lock"):
             if not target.exists():  # not built by another process while this one waited
                 _compile(tools.compiler, source, target)
                 _prune(name, version, target.parent)
@@ -220,10 +221,11 @@ def _hash(*parts: str) -> str:
 
 
 @contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``folder``: builds into it take turns across processes. Where
-    the file system has no such locks (some NFS), unlocked: a build may be repeated, never torn."""
-    descriptor = os.open(folder, os.O_RDONLY)
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on the lock file ``path`` (created if missing): the builds of one
+    kernel take turns across processes. Where the file system has no such locks (some NFS),
+    unlocked: a build may be repeated, never torn."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
     try:
         with suppress(OSError):
             fcntl.flock(descriptor, fcntl.LOCK_EX)
