@@ -13,6 +13,7 @@ mapped onto it (:func:`lstm_sequence`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -93,7 +94,7 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     c ← σ(f) c + σ(i) tanh(g), h ← σ(o) tanh(c) from [i, f, g, o] = W_ih I + b_ih + W_hh h + b_hh:
     TensorFlow's gate rows [i, j, f, o] reordered to [i, f, j, o], its forget bias added to
     b_f, W [I, h] split into W_ih and W_hh (contiguous, as cuDNN's kernel needs), b_hh = 0.
-    cuDNN's float32 products are as precise as the generic cell's (:func:`_matmul_precision`)."""
+    On CUDA cuDNN runs it as the generic cell's products run (:func:`_cudnn_as_generic`)."""
     channels = x.shape[-1]
     i, j, f, o = cell.gates.weight.chunk(4, 0)
     b_i, b_j, b_f, b_o = cell.gates.bias.chunk(4, 0)
@@ -101,21 +102,26 @@ def lstm_sequence(cell, x: torch.Tensor, elapsed: torch.Tensor) -> torch.Tensor:
     bias = torch.cat([b_i, b_f + cell.forget_bias, b_j, b_o])
     zeros = x.new_zeros(1, x.shape[0], cell.units)
     w_ih, w_hh = weight[:, :channels].contiguous(), weight[:, channels:].contiguous()
-    with _matmul_precision():
+    with _cudnn_as_generic():
         h, _, _ = torch.lstm(x, (zeros, zeros), [w_ih, w_hh, bias, torch.zeros_like(bias)],
                              True, 1, 0.0, cell.training, False, True)
     return h.transpose(0, 1)
 
 
 @contextmanager
-def _matmul_precision() -> Iterator[None]:
+def _cudnn_as_generic() -> Iterator[None]:
     """cuDNN may use TensorFloat-32 (a 10-bit mantissa) for float32 by default, while torch's
     matrix products, which the generic cell runs on, do not unless the user allows it: within
-    this block cuDNN follows the matrix products' setting."""
+    this block cuDNN follows the matrix products' setting. Its warning that the weights are not
+    one contiguous block is silenced: they are fresh tensors of a few kB at each call, and
+    copying them into one costs nothing next to the sequence."""
     before = torch.backends.cudnn.allow_tf32
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "RNN module weights are not part of single "
+                                    "contiguous chunk", UserWarning)
+            yield
     finally:
         torch.backends.cudnn.allow_tf32 = before
 
