@@ -200,7 +200,9 @@ def test_tensor_cache_and_kernels_get_normal_modes(tmp_path, monkeypatch):
         os.umask(old)
     assert stat.S_IMODE(library.stat().st_mode) == 0o755
     assert stat.S_IMODE(library.parent.stat().st_mode) == 0o755
-    assert [p.name for p in library.parent.iterdir()] == [library.name]
+    lock = library.parent / "tanh.lock"  # readable by the team: any user can take the lock
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o644
+    assert sorted(p.name for p in library.parent.iterdir()) == [library.name, lock.name]
 
 
 # -- 7-9: plugins --------------------------------------------------------------------------
