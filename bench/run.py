@@ -315,7 +315,8 @@ def report(args, rows: list[tuple[dict, dict, dict]], adjoint: list[dict],
            image: Path, machine_text: str) -> str:
     lines = [f"Machine: {machine_text}. Median of {args.repeats} training steps (forward + "
              f"backward + Adam step) after one warm-up, in each of {args.rounds} alternating "
-             "fresh processes per case and implementation (median over the rounds). *bound*: generic s/step ÷ the time of the work any "
+             "fresh processes per case and implementation (median over the rounds). *bound*: "
+             "generic s/step ÷ the time of the work any "
              "implementation of the same numbers must do (`bench/floor.py`). Written by "
              "`bench/run.py`.", "",
              "| case | batch | length | impl | s/step | samples/s | peak MB | NFE/step | "
@@ -363,7 +364,8 @@ def write_section(path: Path, name: str, text: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"3 repeats, sequences over {QUICK_KEEPS} steps ÷ 4")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"3 repeats, sequences over {QUICK_KEEPS} steps ÷ 4")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=2,
