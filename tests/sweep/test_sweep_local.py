@@ -103,3 +103,52 @@ def test_sweep_threads_are_for_local_runs(write_spec, tiny_spec, monkeypatch, ca
         zoo(["sweep", spec, "--threads", "0"], monkeypatch)
     assert exit_info.value.code == 2
     assert "--threads: not a positive integer: '0'" in capsys.readouterr().err
+
+
+def test_interrupted_runs_to_resume(write_spec, tiny_spec, tmp_path, monkeypatch):
+    """A job goes on with its newest run when that run was interrupted after an epoch: KILLED
+    (not pruned) or left RUNNING by a process that has ended, with a checkpoint."""
+    import subprocess
+
+    from zoo.sweep import SweepOptions, sweep
+    from zoo.sweep.idempotence import resumable
+    from zoo.sweep.job import Outcome
+    from zoo.tracking import owner
+
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    jobs, _ = plan([str(spec)], [1, 2, 3, 4, 5, 6], [], smoke=False)
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    client = MlflowClient(uri)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "last.pt").write_bytes(b"a checkpoint")
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+
+    def interrupted(seed, status="KILLED", checkpoint=True, **tags):
+        run_id = fake_run(client, jobs[0].spec_hash, seed, status)
+        for key, value in tags.items():
+            client.set_tag(run_id, key.replace("_", "."), value)
+        if checkpoint:
+            client.log_artifacts(run_id, str(tmp_path / "checkpoints"), "checkpoints")
+        return run_id
+
+    first = interrupted(1)
+    interrupted(2, checkpoint=False)
+    interrupted(3)
+    fake_run(client, jobs[0].spec_hash, 3, "FAILED")  # newer: seed 3 starts afresh
+    interrupted(4, zoo_stopped="pruned at epoch 2")
+    fifth = interrupted(5, "RUNNING", zoo_owner=owner.describe(ended.pid))
+    interrupted(6, "RUNNING", zoo_owner=owner.describe())  # this process: still writing it
+    wanted = {jobs[0]: first, jobs[4]: fifth}
+    assert resumable(uri, jobs) == wanted
+
+    seen = []
+
+    def run_local(todo, uri, workers, threads, resumes):
+        seen.append(resumes)
+        return [Outcome(job, "finished") for job in todo]
+
+    monkeypatch.setattr("zoo.sweep.driver.run_local", run_local)
+    sweep([str(spec)], SweepOptions(seeds=[1, 2, 3, 4, 5, 6], tracking_uri=uri))
+    sweep([str(spec)], SweepOptions(seeds=[1, 2, 3, 4, 5, 6], tracking_uri=uri, restart=True))
+    assert seen == [wanted, {}]

@@ -1,4 +1,5 @@
-"""``zoo sweep``: run specs × seeds locally or on a Ray cluster; finished runs are skipped."""
+"""``zoo sweep``: run specs × seeds locally or on a Ray cluster; finished runs are skipped,
+interrupted ones resumed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from .commands import positive_int
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="run specs over seeds (local processes or Ray); "
-                                     "runs that already finished are skipped")
+                                     "runs that already finished are skipped, interrupted "
+                                     "ones resumed")
     p.add_argument("specs", nargs="+", metavar="SPEC|DIR",
                    help="spec files or folders of specs (files named _*.yaml are skipped)")
     p.add_argument("--seeds", help="e.g. 1-5 or 1,3,5 (default: each spec's train.seeds)")
@@ -26,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "MLFLOW_TRACKING_URI, or sqlite:///mlruns.db here)")
     p.add_argument("--smoke", action="store_true",
                    help="one epoch on tiny data per run (never skipped, not a result)")
+    p.add_argument("--restart", action="store_true",
+                   help="start interrupted runs again from the first epoch (default: resume "
+                        "each from its last checkpoint, in the same MLflow run)")
     p.set_defaults(func=cmd_sweep)
 
 
@@ -56,7 +61,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                         threads=args.threads,
                         address=args.address, cpus_per_run=args.cpus_per_run,
                         gpus_per_run=args.gpus_per_run, tracking_uri=args.tracking_uri,
-                        smoke=args.smoke)
+                        smoke=args.smoke, restart=args.restart)
     outcomes = sweep(args.specs, opts,
                      progress=lambda o: print(progress_line(o), file=sys.stderr))
     print(summary(outcomes))
@@ -64,6 +69,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if codes:  # SIGTERM or Ctrl-C: every run in progress is marked KILLED
         code = 143 if 143 in codes else max(codes)
         print(f"{'terminated' if code == 143 else 'interrupted'}; running the same zoo sweep "
-              f"again runs the seeds that did not finish", file=sys.stderr)
+              f"again resumes the interrupted runs and runs the seeds that did not start",
+              file=sys.stderr)
         return code
     return 1 if any(o.status == "failed" for o in outcomes) else 0

@@ -1,4 +1,4 @@
-"""Finished MLflow runs of a store, across every experiment and result page."""
+"""MLflow runs of a store by status, across every experiment and result page."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ _PAGE = 1000
 
 def finished_runs(uri: str, where: str = "") -> Iterator[Any]:
     """FINISHED runs (newest first) matching the MLflow filter ``where`` (may be empty)."""
+    return store_runs(uri, where, "FINISHED")
+
+
+def store_runs(uri: str, where: str = "", status: str | None = None) -> Iterator[Any]:
+    """Runs (newest first) matching the MLflow filter ``where`` (may be empty), of any status
+    or of ``status`` only."""
     from mlflow.entities import ViewType
 
     from ..tracking.mlflow_run import open_client
@@ -25,7 +31,7 @@ def finished_runs(uri: str, where: str = "") -> Iterator[Any]:
             break
     if not experiments:
         return
-    query = " and ".join(q for q in ("attributes.status = 'FINISHED'", where) if q)
+    query = " and ".join(q for q in (status and f"attributes.status = '{status}'", where) if q)
     token = None
     while True:
         page = client.search_runs(experiments, query, max_results=_PAGE, page_token=token,

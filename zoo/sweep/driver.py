@@ -1,4 +1,5 @@
-"""Plan a sweep, skip what already finished, run the rest on the chosen executor."""
+"""Plan a sweep, skip what already finished, resume what was interrupted, run the rest on the
+chosen executor."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..tracking.mlflow_run import check_store, resolve_uri
-from .idempotence import already_finished
+from .idempotence import already_finished, resumable
 from .job import Outcome
 from .local import run_local
 from .plan import plan
@@ -27,6 +28,7 @@ class SweepOptions:
     gpus_per_run: float | None = None  # Ray: default one per run where the cluster has GPUs
     tracking_uri: str | None = None
     smoke: bool = False
+    restart: bool = False  # start interrupted runs afresh instead of resuming them
 
 
 def tracking_uri(cli_uri: str | None, spec_uris: set[str]) -> str:
@@ -50,12 +52,13 @@ def sweep(targets: list[str], opts: SweepOptions,
         progress(outcome)
     todo = [job for job in jobs if job not in outcomes]
     if todo:
+        resumes = {} if opts.restart else resumable(uri, todo)
         workers = opts.workers or min(len(todo), os.cpu_count() or 1)
         if opts.executor == "ray":
             results = run_ray(todo, uri, opts.address, workers, opts.cpus_per_run,
-                              opts.gpus_per_run)
+                              opts.gpus_per_run, resumes)
         else:
-            results = run_local(todo, uri, workers, opts.threads)
+            results = run_local(todo, uri, workers, opts.threads, resumes)
         for outcome in results:
             outcomes[outcome.job] = outcome
             progress(outcome)

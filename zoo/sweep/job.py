@@ -59,11 +59,13 @@ def worker_signals() -> None:
         signal.signal(signum, _on_signal)
 
 
-def execute(job: Job, tracking_uri: str, threads: int | None = None) -> Outcome:
-    """Load the spec and train it in its own MLflow run; a failure becomes a failed outcome."""
+def execute(job: Job, tracking_uri: str, threads: int | None = None,
+            resume_id: str | None = None) -> Outcome:
+    """Load the spec and train it in its own MLflow run, or go on with the interrupted run
+    ``resume_id`` from its last checkpoint; a failure becomes a failed outcome."""
     import torch
 
-    from ..runner import Interrupted, RunOptions, run
+    from ..runner import Interrupted, RunOptions, resume, run
     from ..spec.validate import load_spec
 
     global _in_job
@@ -79,8 +81,11 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None) -> Outcome:
         _in_job = True
         if _stopping is not None:  # arrived just now, before the job could be interrupted
             return Outcome(job, "cancelled", code=128 + _stopping)
-        spec, _ = load_spec(job.spec_path, list(job.overrides))
-        result = run(spec, opts)
+        if resume_id:
+            result = resume(resume_id, opts)
+        else:
+            spec, _ = load_spec(job.spec_path, list(job.overrides))
+            result = run(spec, opts)
     except Interrupted as exc:  # the run is marked KILLED
         return Outcome(job, "interrupted", exc.run_id, error=exc.hint, code=exc.exit_code)
     except KeyboardInterrupt as exc:  # before the run was created, or just after it finished

@@ -19,10 +19,12 @@ from .job import Job, Outcome, execute, worker_signals
 from .signals import handled
 
 
-def run_local(jobs: list[Job], tracking_uri: str, workers: int,
-              threads: int | None = None) -> Iterator[Outcome]:
+def run_local(jobs: list[Job], tracking_uri: str, workers: int, threads: int | None = None,
+              resumes: dict[Job, str] | None = None) -> Iterator[Outcome]:
     """Outcomes in completion order; ``workers`` processes of ``threads`` CPU threads each
-    (default: the cores shared evenly)."""
+    (default: the cores shared evenly); ``resumes`` names the interrupted run a job goes on
+    with."""
+    resumes = resumes or {}
     threads = threads or max(1, (os.cpu_count() or 1) // workers)
     context = multiprocessing.get_context("spawn")
     received: list[int] = []
@@ -39,7 +41,8 @@ def run_local(jobs: list[Job], tracking_uri: str, workers: int,
                     pass
 
         with handled(forward):
-            futures = {pool.submit(execute, job, tracking_uri, threads): job for job in jobs}
+            futures = {pool.submit(execute, job, tracking_uri, threads, resumes.get(job)): job
+                       for job in jobs}
             for future in as_completed(futures):
                 try:
                     yield future.result()

@@ -139,13 +139,16 @@ def gpus_each(ray, gpus: float | None, address: str | None, unit: str = "run") -
 
 
 def run_ray(jobs: list[Job], tracking_uri: str, address: str | None, workers: int,
-            cpus: float = 1.0, gpus: float | None = None) -> Iterator[Outcome]:
-    """Outcomes in completion order; shuts Ray down afterwards if it started it."""
+            cpus: float = 1.0, gpus: float | None = None,
+            resumes: dict[Job, str] | None = None) -> Iterator[Outcome]:
+    """Outcomes in completion order (``resumes``: the interrupted run a job goes on with);
+    shuts Ray down afterwards if it started it."""
+    resumes = resumes or {}
     with ray_session(address, workers, cpus) as ray:
         gpus = gpus_each(ray, gpus, address)
         task = ray.remote(execute).options(num_cpus=cpus, num_gpus=gpus, max_retries=0)
         threads = max(1, int(cpus))
-        pending = {task.remote(job, tracking_uri, threads): job for job in jobs}
+        pending = {task.remote(job, tracking_uri, threads, resumes.get(job)): job for job in jobs}
         received: list[int] = []
 
         def note(signum, _frame) -> None:
