@@ -3,6 +3,8 @@ the same accepted and rejected steps (NFE), outputs and parameter gradients."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from fast_harness import RTOL32, RTOL64, assert_close, gradients, make_model, tiny_batch
@@ -58,23 +60,75 @@ def count_steps(model) -> dict[str, int]:
 def assert_adaptive_equals_generic(field: dict, dtype: torch.dtype = torch.float64,
                                    **options) -> dict[str, int]:
     """Outputs, NFE and gradients on a batch with per-sample final indices (several output
-    times); returns the generic solve's step counts."""
+    times); returns the generic solve's step counts. In float32 the bound is the larger of
+    RTOL32 and a few times how far rounding alone moves the generic path (:func:`spread`)."""
     fast, generic = models(field, dtype, **options)
-    counts = count_steps(generic)
     batch = tiny_batch(fast, size=4, length=6, dtype=dtype)
+    bound = {"nfe": set()} if dtype == torch.float64 else spread(generic, batch)
+    counts = count_steps(generic)
     rtol = RTOL64 if dtype == torch.float64 else RTOL32
-    assert_close(fast(batch), generic(batch), rtol, "output")
+
+    def rtol_of(name: str) -> float:
+        return max(rtol, ROUNDING_MARGIN * bound.get(name, 0.0))
+
+    assert_close(fast(batch), generic(batch), rtol_of("output"), "output")
     assert fast.integrator.nfe == generic.integrator.nfe
     assert generic.integrator.nfe == 2 + 6 * (counts["accepted"] + counts["rejected"])
+    assert bound["nfe"] <= {generic.integrator.nfe}, "rounding alone changes the step count"
     g_fast, g_generic = gradients(fast, batch), gradients(generic, batch)
     for name in g_generic:
-        assert_close(g_fast[name], g_generic[name], rtol, name)
+        assert_close(g_fast[name], g_generic[name], rtol_of(name), name)
     return counts
 
 
-@pytest.mark.parametrize("tolerance", [1e-3, 1e-4], ids=["paper-c", "1e-4"])
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-@pytest.mark.parametrize("field", FIELDS, ids=field_id)
+#: a fast path may differ from the generic path by this many times rounding's own spread
+ROUNDING_MARGIN = 4
+#: no bound above this: a wrong stage time or coefficient moves the output by about 1e-2
+MAX_SPREAD = 2e-3
+
+
+def spread(model, batch, draws: int = 4) -> dict:
+    """How far float32 rounding alone moves ``model`` on ``batch``: the largest relative change
+    of its output and of each parameter gradient when every weight moves by a random -1, 0 or
+    +1 ulp, over ``draws`` draws (and ``nfe``: the set of step counts seen). The fast and
+    generic paths sum in different orders, and how those orders round depends on the CPU's
+    vector width and BLAS kernels: a solve whose output moves by 1e-4 under one-ulp changes of
+    its weights cannot be held to RTOL32 on every machine. Asserts the spread stays below
+    MAX_SPREAD, so that the bound still tells a wrong formula from rounding."""
+    base = copy.deepcopy(model)
+    reference = {"output": base(batch).detach(), **gradients(base, batch)}
+    found: dict = {"nfe": set()}
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(draws):
+        moved = copy.deepcopy(model)
+        with torch.no_grad():
+            for p in moved.parameters():
+                ulps = torch.randint(-1, 2, p.shape, generator=generator).to(p.dtype)
+                p.mul_(1 + torch.finfo(p.dtype).eps * ulps)
+        moved.integrator.nfe = 0
+        values = {"output": moved(batch).detach()}
+        found["nfe"].add(moved.integrator.nfe)
+        values.update(gradients(moved, batch))
+        for name, value in values.items():
+            scale = reference[name].abs().max().clamp(min=1e-30)
+            change = float((value - reference[name]).abs().max() / scale)
+            found[name] = max(found.get(name, 0.0), change)
+    worst = max(v for k, v in found.items() if k != "nfe")
+    assert worst < MAX_SPREAD, f"rounding alone moves this solve by {worst:.1e}"
+    return found
+
+
+def cases() -> list:
+    """Every field × dtype × tolerance but one: in float32 at 1e-4 the two-term Taylor Jacobian
+    changes its step count when its weights move by one ulp (its output by about 1e-1), so the
+    two paths have nothing to agree on there; its float64 case checks the formulas."""
+    return [pytest.param(field, dtype, tolerance, id=f"{field_id(field)}-{dtype}-{name}")
+            for field in FIELDS for dtype in (torch.float64, torch.float32)
+            for tolerance, name in ((1e-3, "paper-c"), (1e-4, "1e-4"))
+            if not (dtype == torch.float32 and tolerance < 1e-3 and "taylor_terms" in field)]
+
+
+@pytest.mark.parametrize("field, dtype, tolerance", cases())
 def test_fast_equals_generic(field, dtype, tolerance):
     counts = assert_adaptive_equals_generic(field, dtype, rtol=tolerance, atol=tolerance)
     assert counts["accepted"] > 0
