@@ -27,7 +27,8 @@ from tqdm import tqdm
 from zoo.build_context import DataShape
 from zoo.model import ZooModel
 from zoo.results.runs import finished_runs
-from zoo.runner import spec_hash, start_tracked
+from zoo.runner import start_tracked
+from zoo.spec.identity import spec_hash
 from zoo.spec.validate import load_spec
 from zoo.tracking.mlflow_run import MlflowRun
 

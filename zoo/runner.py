@@ -7,7 +7,6 @@ under ``zoo run``) or FAILED on an error. Its temporary folders are removed howe
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
-import yaml
 
 from .build_context import DataShape
 from .errors import ZooError
@@ -28,6 +26,7 @@ from .model import ZooModel, count_parameters
 from .plots import learning_curves
 from .predict import OWN_KINDS
 from .series import DataBundle, PreparedSplit
+from .spec.identity import spec_hash
 from .tracking.deferred_interrupt import exit_code, interrupts_deferred
 from .tracking.mlflow_run import MlflowRun, check_store, misplaced_artifacts, resolve_uri
 from .tracking.params import flatten
@@ -83,16 +82,6 @@ class RunResult:
     test: dict[str, float]
     best_epoch: int | None
     experiment_id: str | None = None
-
-
-def spec_hash(spec: Any) -> str:
-    """Hash of the resolved spec without its seed: identifies a configuration across seeds."""
-    data = spec.model_dump(mode="json")
-    data.pop("seed", None)
-    data.pop("search", None)  # how to tune the spec, not what is trained
-    for key in ("log_model", "register_model"):  # what is logged, not what is trained
-        data["tracking"].pop(key, None)
-    return hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 NOTE_TAG = "mlflow.note.content"

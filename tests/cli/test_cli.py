@@ -50,6 +50,19 @@ def test_run_bad_input_is_one_line_without_traceback(write_spec, tiny_spec, tmp_
     assert debug.returncode != 0 and "Traceback" in debug.stderr
 
 
+@pytest.mark.parametrize("command", ["run", "sweep", "validate"])
+def test_a_bad_spec_is_reported_before_torch_and_mlflow_load(command, write_spec, tiny_spec):
+    """A typo costs the spec's validation (a second or two), not torch's and MLflow's imports."""
+    tiny_spec["train"]["epochs"] = "x"
+    spec = write_spec(tiny_spec)
+    probe = (f"import sys; from zoo.cli.main import main; code = main({[command, str(spec)]!r}); "
+             f"print(code, sorted(m for m in ('torch', 'mlflow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split("\n")[-2] == "2 []", out.stdout + out.stderr
+    assert "train.epochs" in out.stderr
+
+
 def test_schema_contains_every_installed_component(tmp_path, capsys):
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)

@@ -75,10 +75,24 @@ def positive_int(text: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from ..spec.validate import load_spec
+
+    # bad arguments and a bad spec are reported before torch and MLflow are imported (seconds)
+    spec = None
+    if args.resume:
+        if args.spec or args.override or args.seed is not None or args.data_note:
+            raise InputError("--resume continues a run with its own spec and data label; do not "
+                             "pass a spec, -o overrides, --seed or --data-note with it")
+    else:
+        if not args.spec:
+            raise InputError("zoo run: give a spec file (or --resume RUN_ID)")
+        if args.force:
+            raise InputError("--force applies to --resume only")
+        spec, _ = load_spec(args.spec, args.override)
+
     import torch
 
     from .. import runner
-    from ..spec.validate import load_spec
     from ..tracking.deferred_interrupt import sigterm_interrupts
     from ..tracking.mlflow_run import run_url, ui_command
 
@@ -88,20 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              smoke=args.smoke, progress=not args.no_progress, force=args.force,
                              keep_freed_blocks=True,  # the process is zoo's own
                              data_note=args.data_note)
-    if args.resume:
-        if args.spec or args.override or args.seed is not None or args.data_note:
-            raise InputError("--resume continues a run with its own spec and data label; do not "
-                             "pass a spec, -o overrides, --seed or --data-note with it")
-        with sigterm_interrupts():  # a scheduler's stop ends the run as Ctrl-C does
-            result = runner.resume(args.resume, opts)
-    else:
-        if not args.spec:
-            raise InputError("zoo run: give a spec file (or --resume RUN_ID)")
-        if args.force:
-            raise InputError("--force applies to --resume only")
-        spec, _ = load_spec(args.spec, args.override)
-        with sigterm_interrupts():
-            result = runner.run(spec, opts)
+    with sigterm_interrupts():  # a scheduler's stop ends the run as Ctrl-C does
+        result = runner.resume(args.resume, opts) if spec is None else runner.run(spec, opts)
     shown = ", ".join(f"{k} {v:.4f}" for k, v in result.test.items())
     print(f"run {result.run_id} finished (best epoch {result.best_epoch}): {shown}")
     print(f"browse it with: {ui_command(result.uri)}")

@@ -46,9 +46,7 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..sweep import SweepOptions, sweep
-    from ..sweep.plan import parse_seeds
-    from ..sweep.summary import progress_line, summary
+    from ..sweep.plan import parse_seeds, plan
 
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers must be at least 1")
@@ -56,14 +54,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError("--address needs --executor ray")
     if args.threads and args.executor == "ray":
         raise InputError("--threads is for local runs; a Ray run has --cpus-per-run threads")
-    opts = SweepOptions(seeds=parse_seeds(args.seeds) if args.seeds else None,
-                        overrides=args.override, executor=args.executor, workers=args.workers,
-                        threads=args.threads,
-                        address=args.address, cpus_per_run=args.cpus_per_run,
-                        gpus_per_run=args.gpus_per_run, tracking_uri=args.tracking_uri,
-                        smoke=args.smoke, restart=args.restart)
-    outcomes = sweep(args.specs, opts,
-                     progress=lambda o: print(progress_line(o), file=sys.stderr))
+    seeds = parse_seeds(args.seeds) if args.seeds else None
+    # the specs are validated before torch and MLflow are imported: a bad one is reported at once
+    jobs, spec_uris = plan(args.specs, seeds, args.override, args.smoke)
+
+    from ..sweep.driver import SweepOptions, run_jobs
+    from ..sweep.summary import progress_line, summary
+
+    opts = SweepOptions(seeds=seeds, overrides=args.override, executor=args.executor,
+                        workers=args.workers, threads=args.threads, address=args.address,
+                        cpus_per_run=args.cpus_per_run, gpus_per_run=args.gpus_per_run,
+                        tracking_uri=args.tracking_uri, smoke=args.smoke, restart=args.restart)
+    outcomes = run_jobs(jobs, spec_uris, opts,
+                        progress=lambda o: print(progress_line(o), file=sys.stderr))
     print(summary(outcomes))
     codes = {o.code for o in outcomes if o.code}
     if codes:  # SIGTERM or Ctrl-C: every run in progress is marked KILLED

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..tracking.mlflow_run import check_store, resolve_uri
 from .idempotence import already_finished, resumable
-from .job import Outcome
+from .job import Job, Outcome
 from .local import run_local
 from .plan import plan
 from .ray_executor import preflight, run_ray
@@ -42,9 +42,15 @@ def tracking_uri(cli_uri: str | None, spec_uris: set[str]) -> str:
 def sweep(targets: list[str], opts: SweepOptions,
           progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
     """Every job's outcome, in plan order; ``progress`` sees each one as it completes."""
+    jobs, spec_uris = plan(targets, opts.seeds, opts.overrides, opts.smoke)
+    return run_jobs(jobs, spec_uris, opts, progress)
+
+
+def run_jobs(jobs: list[Job], spec_uris: set[str], opts: SweepOptions,
+             progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
+    """:func:`sweep` for jobs already planned (``spec_uris``: the specs' own tracking URIs)."""
     if opts.executor == "ray":
         preflight(opts.address)
-    jobs, spec_uris = plan(targets, opts.seeds, opts.overrides, opts.smoke)
     uri = tracking_uri(opts.tracking_uri, spec_uris)
     check_store(uri)
     outcomes = already_finished(uri, jobs)

@@ -6,8 +6,8 @@ import re
 
 from ..errors import InputError
 from ..limits import SEED_MAX
-from ..runner import spec_hash
 from ..spec.files import spec_files
+from ..spec.identity import spec_hash
 from ..spec.validate import load_spec
 from .job import Job
 
