@@ -50,7 +50,7 @@ def test_run_bad_input_is_one_line_without_traceback(write_spec, tiny_spec, tmp_
     assert debug.returncode != 0 and "Traceback" in debug.stderr
 
 
-@pytest.mark.parametrize("command", ["run", "sweep", "validate"])
+@pytest.mark.parametrize("command", ["run", "sweep", "search", "validate"])
 def test_a_bad_spec_is_reported_before_torch_and_mlflow_load(command, write_spec, tiny_spec):
     """A typo costs the spec's validation (a second or two), not torch's and MLflow's imports."""
     tiny_spec["train"]["epochs"] = "x"

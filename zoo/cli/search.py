@@ -28,11 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..search import SearchOptions, search
-    from ..tracking.deferred_interrupt import sigterm_interrupts
+    from ..spec.validate import load_spec
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
+    load_spec(args.spec, args.override)  # a bad spec is reported before torch and MLflow load
+
+    from ..search.driver import SearchOptions, search
+    from ..tracking.deferred_interrupt import sigterm_interrupts
+
     try:
         with sigterm_interrupts():  # a scheduler's stop ends the trial as Ctrl-C does
             result = search(args.spec, SearchOptions(
