@@ -13,7 +13,7 @@ from typing import Any
 
 from ..results.runs import store_runs
 from ..tracking import owner
-from ..tracking.mlflow_run import open_client
+from ..tracking.mlflow_run import has_artifact, open_client
 from .job import Job, Outcome
 
 #: the artifact ``zoo run --resume`` continues from
@@ -44,8 +44,7 @@ def resumable(uri: str, jobs: list[Job]) -> dict[Job, str]:
         status, tags = run.info.status, run.data.tags
         interrupted = (status == "KILLED" and "zoo.stopped" not in tags or
                        status == "RUNNING" and owner.alive(tags.get(owner.TAG)) is False)
-        if interrupted and any(a.path == CHECKPOINT for a in
-                               client.list_artifacts(run.info.run_id, "checkpoints")):
+        if interrupted and has_artifact(client, run.info.run_id, CHECKPOINT):
             found[job] = run.info.run_id
     return found
 

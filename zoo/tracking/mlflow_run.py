@@ -310,8 +310,7 @@ class MlflowRun:
         return note
 
     def _has(self, run_id: str, path: str) -> bool:
-        folder = os.path.dirname(path) or None
-        return any(a.path == path for a in self.client.list_artifacts(run_id, folder))
+        return has_artifact(self.client, run_id, path)
 
     def set_tags(self, tags: dict[str, str]) -> None:
         from mlflow.entities import RunTag
@@ -368,3 +367,10 @@ class MlflowRun:
         if self.run_id is not None and not self.ended:
             self.client.set_terminated(self.run_id, status)
             self.ended = True
+
+
+def has_artifact(client, run_id: str, path: str) -> bool:
+    """Whether run ``run_id`` holds the artifact ``path`` (e.g. ``checkpoints/last.pt``);
+    ``client``: an :class:`mlflow.MlflowClient`."""
+    folder = os.path.dirname(path) or None
+    return any(a.path == path for a in client.list_artifacts(run_id, folder))
