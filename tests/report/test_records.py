@@ -394,3 +394,20 @@ def test_timings_keep_a_seed_per_device():
     merged, _ = records.merge([cpu], [gpu], cpu.recipe, per_device=True)
     assert [(r.seed, r.device) for r in merged] == [(1, "cpu"), (1, "cuda (NVIDIA H200)")]
     assert records.merge([cpu], [gpu], cpu.recipe)[0] == [gpu]
+
+
+def test_the_cost_table_shows_the_fastest_and_slowest_seed():
+    """Seeds run to the end on machines of other speed show their training times from the
+    fastest to the slowest, not a mean that no seed took; seeds that agree show one time."""
+    key = "hasani2021/table3/occupancy/ltc"
+    [seed] = records.read(REPO / "reproductions" / "results" / f"{key}.jsonl")[:1]
+    fast = dataclasses.replace(seed, seed=1, epochs=199, epoch_seconds=2.7, threads=1)
+    slow = dataclasses.replace(seed, seed=2, epochs=199, epoch_seconds=18.7, threads=1)
+
+    def seeds_cell(recs):
+        [row] = [line for line in page.costs({key: recs}, {}, recipes_of([key]))
+                 if line.startswith(f"| {key} ")]
+        return row.split(" | ")[4]
+
+    assert seeds_cell([fast, slow]) == "2: 9 min to 62 min (199 epochs)"
+    assert seeds_cell([fast, dataclasses.replace(fast, seed=2)]) == "2: 9 min each (199 epochs)"

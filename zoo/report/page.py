@@ -82,6 +82,14 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
+def _durations(full: list[Record]) -> str:
+    """The seeds' training times (epochs × seconds per epoch): ``12 s each`` when they agree as
+    printed, else the fastest to the slowest (seeds run on machines of other speed or load)."""
+    shown = sorted(r.epoch_seconds * r.epochs for r in full)
+    low, high = _duration(shown[0]), _duration(shown[-1])
+    return f"{low} each" if low == high else f"{low} to {high}"
+
+
 def _cost_line(key: str, mine: list[Record], timed: list[Record],
                recipe: Recipe | None) -> str | None:
     """One row of the cost table, or None when no record has an epoch time."""
@@ -90,8 +98,8 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record],
     both = full + short
     if not both:
         return None
-    seeds = (f"{len(full)}: {_duration(statistics.fmean(r.epoch_seconds * r.epochs for r in full))}"
-             f" each ({_span([r.epochs for r in full])})" if full else "none")
+    seeds = (f"{len(full)}: {_durations(full)} ({_span([r.epochs for r in full])})"
+             if full else "none")
     timed_text = ", ".join(f"seed {r.seed}: {r.epochs}" for r in short) or "–"
     devices = ", ".join(sorted({r.device for r in both if r.device})) or "?"
     partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
@@ -152,7 +160,7 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
     if not lines:
         return []
     head = ["id", "device", "s / epoch", "a seed at the recipe: epochs, training time",
-            "seeds run to the end: training time each",
+            "seeds run to the end: training time",
             "shortened timing runs: epochs", "data"]
     return ["### Cost per training epoch", "",
             "Seconds per training epoch (per record the mean of its logged "
@@ -160,8 +168,9 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
             "runs alike, a row per device, apart per number of CPU threads where the runs "
             "recorded it); what a seed of the shipped recipe would take at that rate (its "
             "epochs, at most, where it stops early); for the seeds run to the end of the "
-            "recipe, their training time (the sum of their epochs); the shortened runs "
-            "(`-o train.epochs=N`) recorded for their cost only.", "",
+            "recipe, their training time (the sum of their epochs; fastest to slowest where "
+            "they differ, as seeds may run on machines of other speed or load); the shortened "
+            "runs (`-o train.epochs=N`) recorded for their cost only.", "",
             "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
 
 
