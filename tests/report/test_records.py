@@ -229,14 +229,14 @@ def test_shortened_runs_are_recorded_for_their_cost_only(store, tmp_path, monkey
     # not recorded): 10 s, apart; the others logged no epoch time. A seed of the recipe: at most
     # 500 epochs (it stops early) at either rate
     assert (f"| {SPEECH} | cpu | 4 (1 thread); 10 (threads not recorded) | ≤ 500 epochs (stops "
-            "early): ≤ 33 min (1 thread); ≤ 83 min (threads not recorded) | 1: 12 s each "
+            "early): ≤ 33 min (1 thread); ≤ 83 min (threads not recorded) | 1: 12 s "
             "(3 epochs) | seed 5: 1 | complete |") in section
     client.set_tag(short, "zoo.threads", "1")
     zoo(["report", "irie2022/table1", "--tracking-uri", uri, "--export", root, "--timings",
          timings], monkeypatch)
     section = page.section(load_registry(), records.load(root), "results",
                            records.load(timings, per_device=True))
-    assert f"| {SPEECH} | cpu | 7 (1 thread) | – | 1: 12 s each (3 epochs) | seed 5: 1 |" in section
+    assert f"| {SPEECH} | cpu | 7 (1 thread) | – | 1: 12 s (3 epochs) | seed 5: 1 |" in section
     assert "### Cost per training epoch" not in page.section(load_registry(), records.load(root),
                                                           "results")
 

@@ -83,11 +83,14 @@ def _duration(seconds: float) -> str:
 
 
 def _durations(full: list[Record]) -> str:
-    """The seeds' training times (epochs × seconds per epoch): ``12 s each`` when they agree as
-    printed, else the fastest to the slowest (seeds run on machines of other speed or load)."""
+    """The seeds' training times (epochs × seconds per epoch): ``12 s`` for one seed, ``12 s
+    each`` when they agree as printed, else the fastest to the slowest (seeds run on machines of
+    other speed or load)."""
     shown = sorted(r.epoch_seconds * r.epochs for r in full)
     low, high = _duration(shown[0]), _duration(shown[-1])
-    return f"{low} each" if low == high else f"{low} to {high}"
+    if low != high:
+        return f"{low} to {high}"
+    return f"{low} each" if len(shown) > 1 else low
 
 
 def _cost_line(key: str, mine: list[Record], timed: list[Record],
