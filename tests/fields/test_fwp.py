@@ -320,3 +320,9 @@ def test_requires_follow_form():
 def test_inconsistent_options_rejected(bad):
     with pytest.raises(ValueError):
         FWPConfig(**bad)
+
+
+def test_default_hebb_values_accepted_everywhere():
+    """A resolved spec writes the default ``raw_beta`` for every rule and form."""
+    for rule in ("hebb", "oja", "delta"):
+        assert FWPConfig(rule=rule, form="ode", hebb_cde_values="raw_beta").rule == rule

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from zoo import registry
+from zoo.spec.identity import spec_hash
 from zoo.spec.validate import load_spec
+from zoo.training.checkpoint import spec_from_yaml, spec_to_yaml
 
 from conftest import DATA_MIRROR, REPO, in_mirror
 
@@ -140,9 +142,13 @@ def temp_mirror(tmp_path_factory):
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=IDS)
 def test_spec_validates(path):
+    """It validates, and its resolved form (every field written, as a run's ``spec.yaml`` and a
+    checkpoint keep it, which resume and prediction read back) loads to the same spec."""
     spec, _ = load_spec(path)
     if path in PAPER_SPECS:
         assert spec.reproduces, f"{path}: no 'reproduces:' entry"
+    again = spec_from_yaml(spec_to_yaml(spec))
+    assert again == spec and spec_hash(again) == spec_hash(spec)
 
 
 @pytest.mark.slow

@@ -72,9 +72,11 @@ class FWPConfig(FieldConfig):
             raise ValueError("layers: 2 is implemented for form 'ode' (App. C.1)")
         if self.v_layernorm and self.form == "ode":
             raise ValueError("v_layernorm applies to the CDE forms' value path only")
-        if "hebb_cde_values" in self.model_fields_set and not (
+        # judged by value, not by whether it was written: a resolved spec (a run's spec.yaml,
+        # a checkpoint's) writes every field, the default included, and must load again
+        if self.hebb_cde_values != "raw_beta" and not (
                 self.rule == "hebb" and self.form in RAW_HEBB_FORMS):
-            raise ValueError("hebb_cde_values applies to rule 'hebb' with form "
+            raise ValueError("hebb_cde_values: sigmoid_tanh applies to rule 'hebb' with form "
                              f"{' or '.join(RAW_HEBB_FORMS)}")
         return self
 
