@@ -153,6 +153,42 @@ def test_resume_of_a_stale_run(write_spec, tiny_spec, tmp_path, tmp, capsys):
     assert leftovers(tmp) == []
 
 
+@pytest.mark.slow
+def test_a_resume_that_cannot_start_leaves_the_run_resumable(write_spec, tiny_spec, tmp_path,
+                                                             tmp, capsys, monkeypatch):
+    """An error before training restarts (here: the stored spec no longer loads) ends the run
+    KILLED with its checkpoint, not FAILED, which `zoo sweep` would start afresh."""
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    spec = write_spec(slow_spec(tiny_spec, epochs=8, length=30))
+    proc = start_zoo(["run", str(spec), "--no-progress", "--tracking-uri", uri], tmp_path, tmp)
+    run_id = wait_for_epochs(uri, proc, 1)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    client = MlflowClient(uri)
+    assert client.get_run(run_id).info.status == "KILLED"
+    done = steps(client, run_id)
+
+    from zoo import runner
+    from zoo.errors import SpecError
+
+    def unloadable(text, origin):
+        raise SpecError([f"{origin}:16:5: model.field: no longer valid"])
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "spec_from_yaml", unloadable)
+        code = main(["run", "--resume", run_id, "--no-progress", "--tracking-uri", uri])
+    err = capsys.readouterr().err
+    assert code == 2 and f"run {run_id} spec.yaml:16:5: model.field: no longer valid" in err
+    assert client.get_run(run_id).info.status == "KILLED"
+    assert steps(client, run_id) == done
+
+    code = main(["run", "--resume", run_id, "--no-progress", "--tracking-uri", uri])
+    assert code == 0, capsys.readouterr().err
+    assert client.get_run(run_id).info.status == "FINISHED"
+    assert sorted(steps(client, run_id)) == list(range(1, 9))
+    assert leftovers(tmp) == []
+
+
 def test_owner_liveness():
     from zoo.tracking import owner
 

@@ -333,6 +333,7 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
 
     Refused, with the run left as it is, if it finished, lacks a checkpoint, or another
     process may still be training it (``opts.force`` overrides the last where zoo cannot tell).
+    An error before training restarts (spec, data, checkpoint) leaves it KILLED, resumable.
     """
     uri = resolve_uri(opts.tracking_uri, None)
     check_store(uri)
@@ -346,25 +347,39 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
     if warning := misplaced_artifacts(uri, tracker.artifact_uri or ""):
         opts.say(warning)
     with _ended(tracker, lambda: True):
-        with tempfile.TemporaryDirectory(prefix="zoo-resume-") as tmp:
-            spec_file = tracker.download("spec.yaml", Path(tmp))
-            last = tracker.download("checkpoints/last.pt", Path(tmp))
-            if spec_file is None or last is None:
-                raise ZooError(f"run {run_id}: cannot download its spec and checkpoint")
-            spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
-            opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
-            session = _Session(spec, opts, tracker)
-            # on the CPU: the random states must be CPU tensors, and the model's and optimizer's
-            # load_state_dict copy theirs onto the run's device
-            snapshot = torch.load(last, map_location="cpu", weights_only=False)
-        session.trainer.restore(snapshot)
-        logged = tracker.last_step("train/loss")
-        with interrupts_deferred():
-            for record in session.trainer.state.history:
-                if record["epoch"] > logged:
-                    tracker.log_metrics(record, step=record["epoch"])
+        try:
+            session = _restored(tracker, run_id, opts)
+        except Exception:
+            # nothing was trained: the run keeps its checkpoint and stays resumable (a FAILED
+            # run would be started afresh by zoo sweep)
+            with interrupts_deferred():
+                tracker.finish("KILLED")
+            raise
         opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
         return session.train()
+
+
+def _restored(tracker: MlflowRun, run_id: str, opts: RunOptions) -> _Session:
+    """The claimed run's session, rebuilt from its ``spec.yaml`` and restored from its last
+    checkpoint, with the epochs the checkpoint holds and the store lacks logged."""
+    with tempfile.TemporaryDirectory(prefix="zoo-resume-") as tmp:
+        spec_file = tracker.download("spec.yaml", Path(tmp))
+        last = tracker.download("checkpoints/last.pt", Path(tmp))
+        if spec_file is None or last is None:
+            raise ZooError(f"run {run_id}: cannot download its spec and checkpoint")
+        spec = spec_from_yaml(spec_file.read_text(), f"run {run_id} spec.yaml")
+        opts.smoke = tracker.client.get_run(run_id).data.tags.get("zoo.smoke") == "true"
+        session = _Session(spec, opts, tracker)
+        # on the CPU: the random states must be CPU tensors, and the model's and optimizer's
+        # load_state_dict copy theirs onto the run's device
+        snapshot = torch.load(last, map_location="cpu", weights_only=False)
+    session.trainer.restore(snapshot)
+    logged = tracker.last_step("train/loss")
+    with interrupts_deferred():
+        for record in session.trainer.state.history:
+            if record["epoch"] > logged:
+                tracker.log_metrics(record, step=record["epoch"])
+    return session
 
 
 class SpecRun(NamedTuple):
