@@ -244,6 +244,16 @@ def test_cfc_options_are_checked(options, message):
         CfCConfig(**options)
 
 
+@pytest.mark.parametrize("make", [lambda **kw: LTCConfig(cell="ncps", **kw), CfCConfig],
+                         ids=["ltc", "cfc"])
+def test_an_ncp_wiring_brings_its_neuron_count(make):
+    """Without ``units`` the wiring's count is the config's, so that its resolved form (every
+    field written, as a run's spec.yaml keeps it) validates again to the same config."""
+    config = make(wiring=WIRINGS["ncp"][0])
+    assert config.units == 11
+    assert type(config)(**config.model_dump(mode="json")) == config
+
+
 # --- the wired LTC ----------------------------------------------------------------------------
 
 def ltc_pair(wiring: str, constraint: str, seed: int = 3):

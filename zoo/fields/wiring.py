@@ -204,12 +204,14 @@ WiringOption = Annotated[FullyConnectedWiring | NCPWiring | AutoNCPWiring,
                          Field(discriminator="kind")]
 
 
-def check_units(wiring: _WiringOption | None, units: int, units_given: bool) -> None:
-    """Raise a ValueError where ``units`` (set in the spec when ``units_given``) does not fit
-    the wiring; an ``ncp`` wiring brings its own neuron count."""
+def wired_units(wiring: _WiringOption | None, units: int, units_given: bool) -> int:
+    """The neuron count: ``units``, or the count an ``ncp`` wiring brings when ``units`` was
+    not set in the spec (a resolved spec then writes that count, and loads again). A
+    ValueError where a ``units`` set in the spec does not fit the wiring."""
     if wiring is None:
-        return
+        return units
     neurons = wiring.neurons(units)
     if units_given and neurons != units:
         raise ValueError(f"the ncp wiring has {neurons} neurons (inter + command + motor); "
                          f"leave units out or set it to {neurons}")
+    return neurons
