@@ -179,6 +179,7 @@ def test_a_resume_that_cannot_start_leaves_the_run_resumable(write_spec, tiny_sp
         code = main(["run", "--resume", run_id, "--no-progress", "--tracking-uri", uri])
     err = capsys.readouterr().err
     assert code == 2 and f"run {run_id} spec.yaml:16:5: model.field: no longer valid" in err
+    assert f"run {run_id} is left KILLED with its checkpoint" in err and "Traceback" not in err
     assert client.get_run(run_id).info.status == "KILLED"
     assert steps(client, run_id) == done
 

@@ -354,6 +354,8 @@ def resume(run_id: str, opts: RunOptions) -> RunResult:
             # run would be started afresh by zoo sweep)
             with interrupts_deferred():
                 tracker.finish("KILLED")
+            opts.say(f"run {run_id} is left KILLED with its checkpoint: resume it once the "
+                     f"error below is fixed")
             raise
         opts.say(f"resuming run {run_id} after epoch {session.trainer.state.epoch}")
         return session.train()
