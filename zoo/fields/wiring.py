@@ -23,7 +23,7 @@ NumPy is imported when a wiring is built, not when a spec is validated.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
 
@@ -204,14 +204,15 @@ WiringOption = Annotated[FullyConnectedWiring | NCPWiring | AutoNCPWiring,
                          Field(discriminator="kind")]
 
 
-def wired_units(wiring: _WiringOption | None, units: int, units_given: bool) -> int:
-    """The neuron count: ``units``, or the count an ``ncp`` wiring brings when ``units`` was
-    not set in the spec (a resolved spec then writes that count, and loads again). A
-    ValueError where a ``units`` set in the spec does not fit the wiring."""
-    if wiring is None:
-        return units
-    neurons = wiring.neurons(units)
-    if units_given and neurons != units:
+def settle_units(config: Any) -> None:
+    """Set a field config's ``units`` to its neuron count: the count an ``ncp`` wiring brings
+    when ``units`` was not set in the spec (a resolved spec then writes that count, and loads
+    again). A ValueError where a ``units`` set in the spec does not fit the wiring. Called from
+    the config's validator, as validation completes (the config is frozen afterwards)."""
+    if config.wiring is None:
+        return
+    neurons = config.wiring.neurons(config.units)
+    if "units" in config.model_fields_set and neurons != config.units:
         raise ValueError(f"the ncp wiring has {neurons} neurons (inter + command + motor); "
                          f"leave units out or set it to {neurons}")
-    return neurons
+    object.__setattr__(config, "units", neurons)

@@ -9,7 +9,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from ...components import FieldConfig
 from ...limits import MAX_LAYERS, Width
-from ..wiring import FullyConnectedWiring, WiringOption, wired_units
+from ..wiring import FullyConnectedWiring, WiringOption, settle_units
 
 if TYPE_CHECKING:
     from ...build_context import BuildContext
@@ -68,9 +68,7 @@ class CfCConfig(FieldConfig):
                     self.wiring.output_dim is not None or not self.wiring.self_connections):
                 raise ValueError("output_dim and self_connections of a fully_connected wiring do "
                                  "not apply to a CfC (its one layer is all-to-all and all output)")
-        # frozen: set once here, as validation completes
-        object.__setattr__(self, "units", wired_units(self.wiring, self.units,
-                                                     "units" in self.model_fields_set))
+        settle_units(self)
         if self.time_scale != 1.0 and not self.use_elapsed:
             raise ValueError("time_scale applies with use_elapsed: true only")
         return self

@@ -11,7 +11,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from ...components import FieldConfig
 from ...limits import Layers, Seed, Width
-from ..wiring import WiringOption, wired_units
+from ..wiring import WiringOption, settle_units
 
 if TYPE_CHECKING:
     from ...build_context import BuildContext
@@ -80,9 +80,7 @@ class LTCConfig(RecurrentFieldConfig):
             raise ValueError(f"{', '.join(sorted(fields))} apply to cell 'ncps' only")
         if self.wiring is not None and "erev_seed" in fields:
             raise ValueError("erev_seed does not apply with a wiring: set the wiring's seed")
-        # frozen: set once here, as validation completes
-        object.__setattr__(self, "units", wired_units(self.wiring, self.units,
-                                                     "units" in self.model_fields_set))
+        settle_units(self)
         return self
 
     def make_cell(self, ctx: BuildContext) -> LTCCell:
