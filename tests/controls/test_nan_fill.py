@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from scipy.interpolate import CubicSpline
 
 from zoo.controls.natural_cubic import NaturalCubicConfig
+from zoo.controls.spline_nan import natural_cubic_coeffs_nan
 from zoo.spec.validate import load_spec
 
 NAN = float("nan")
@@ -125,3 +126,18 @@ def test_batched_coefficients_equal_torchcdes_scalar_loop(nan_fill, reference):
     t = torch.sort(torch.rand(17, dtype=torch.float64, generator=gen) * 10).values
     ours = NaturalCubicConfig(nan_fill=nan_fill).prepare(t, x)
     torch.testing.assert_close(ours, reference(x, t=t), rtol=1e-10, atol=1e-10)
+
+
+def test_chunked_coefficients_equal_all_at_once():
+    """Computing a few series at a time (bounded memory) gives exactly the all-at-once result,
+    also for an unbatched (L, C) input."""
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(3, 5, 11, 4, generator=gen)
+    x[torch.rand(x.shape, generator=gen) < 0.6] = float("nan")
+    t = torch.arange(11.0)
+    whole = natural_cubic_coeffs_nan(x, t, "ends", rows_per_chunk=10**9)
+    for rows in (1, 4, 9):  # one series per chunk; uneven chunks
+        chunked = natural_cubic_coeffs_nan(x, t, "ends", rows_per_chunk=rows)
+        torch.testing.assert_close(chunked, whole, rtol=0, atol=0)
+    torch.testing.assert_close(natural_cubic_coeffs_nan(x[1, 2], t, "ends", rows_per_chunk=4),
+                               whole[1, 2], rtol=0, atol=0)
