@@ -82,3 +82,39 @@ def test_sigterm_ends_every_run_of_a_sweep(executor, write_spec, tiny_spec, tmp_
         assert client.get_run(run_id).info.status == "FINISHED"
     seeds = {r.data.tags["zoo.seed"] for r in after if r.info.status == "FINISHED"}
     assert seeds == {"1", "2", "3"}
+
+
+@pytest.mark.slow
+def test_a_worker_killed_outright_fails_only_its_own_run(write_spec, tiny_spec, tmp_path):
+    """SIGKILL to one worker (as the out-of-memory killer sends): its seed fails with the signal
+    named, the other seeds finish on the remaining and a fresh worker, and the next sweep goes on
+    with the killed run from its checkpoint."""
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    tiny_spec["train"]["epochs"] = 40
+    tiny_spec["data"].update(n_train=64, length=12)
+    spec = write_spec(tiny_spec, "tiny.yaml")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "zoo", "sweep", str(spec), "--seeds", "1-3", "--workers",
+               "2", "--tracking-uri", uri]
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    killed = wait_for_first_epoch(uri, proc)
+    client = MlflowClient(uri)
+    os.kill(int(client.get_run(killed).data.tags["zoo.owner"].rpartition(":")[2]), signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    seed = client.get_run(killed).data.tags["zoo.seed"]
+    assert f"tiny seed {seed}: worker process killed by SIGKILL (as the out-of-memory " in out
+    assert "3 runs: 2 finished, 1 failed" in out
+    _, runs = store_runs(uri)
+    status = {r.data.tags["zoo.seed"]: r.info.status for r in runs}
+    assert status == {**{s: "FINISHED" for s in "123"}, seed: "RUNNING"}
+
+    again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"resuming run {killed} after epoch" in again.stderr
+    steps = [m.step for m in client.get_metric_history(killed, "train/loss")]
+    assert sorted(steps) == list(range(1, 41))
+    assert [r.info.status for r in store_runs(uri)[1]] == ["FINISHED"] * 3
