@@ -188,3 +188,36 @@ def test_a_killed_worker_loses_only_its_trial(write_spec, tiny_spec, tmp_path):
     assert states == ["FAIL", "COMPLETE", "COMPLETE"], states
     # the killed trial's values are tried again first
     assert study.trials[1].params == study.trials[0].params
+
+
+@pytest.mark.slow
+def test_a_killed_worker_process_leaves_the_others_taking_trials(write_spec, tiny_spec,
+                                                                  tmp_path):
+    """SIGKILL to one of two local workers: the other takes its whole share, the search ends
+    with one message (no traceback) and exit 1, and the next search takes what is missing."""
+    spec = searched(tiny_spec, trials=4, epochs=40)
+    spec["search"]["heartbeat"] = 1
+    path = write_spec(spec, "tiny.yaml")
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    command = [sys.executable, "-m", "zoo", "search", str(path), "--tracking-uri", uri,
+               "--workers", "2"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    first = wait_for_first_epoch(uri, proc)
+    client, _ = store_runs(uri)
+    os.kill(int(client.get_run(first).data.tags["zoo.owner"].rpartition(":")[2]), signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err
+    assert "error: 1 of 2 search worker processes died" in err and "Traceback" not in err
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert [t.state.name for t in study.trials].count("COMPLETE") == 2
+    [parent] = [r for r in store_runs(uri)[1] if "zoo.search" in r.data.tags]
+    assert parent.info.status == "KILLED"
+
+    time.sleep(4)  # silent for more than 3 heartbeats
+    again = subprocess.run([*command, "-o", "train.epochs=2"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert [t.state.name for t in study.trials].count("COMPLETE") == 4

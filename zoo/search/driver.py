@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import InputError
+from ..errors import InputError, ZooError
 from ..sweep.ray_executor import gpus_each, preflight, ray_session
 from ..tracking.mlflow_run import MlflowRun, check_store, resolve_uri
 from .study import (PARENT_ATTR, SearchJob, counted, default_storage, open_study,
@@ -63,7 +64,7 @@ def search(spec_path: str, opts: SearchOptions) -> SearchResult:
                     tracker.run_id, spec.search.total_trials())
     try:
         _take(job, opts, job.total - counted(study))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ZooError):
         tracker.finish("KILLED")
         raise
     result = summarise(study, spec, tracker, Path(spec_path), opts, storage)
@@ -84,11 +85,32 @@ def _take(job: SearchJob, opts: SearchOptions, missing: int) -> None:
                                                    num_gpus=gpus, max_retries=0)
             ray.get([task.remote(job, n) for n in shares])
     elif len(shares) > 1:
-        with ProcessPoolExecutor(len(shares), mp_context=get_context("spawn")) as pool:
-            for done in [pool.submit(take_trials, job, n) for n in shares]:
-                done.result()
+        _take_in_processes(job, shares)
     elif shares:
         take_trials(job, shares[0], opts.progress)
+
+
+def _take_in_processes(job: SearchJob, shares: list[int]) -> None:
+    """Each share taken by a spawned process of its own, so that one that dies (killed, out of
+    memory) leaves the others taking theirs; ZooError afterwards if any died."""
+    context = get_context("spawn")
+    pools = [ProcessPoolExecutor(1, mp_context=context) for _ in shares]
+    try:
+        futures = [pool.submit(take_trials, job, n) for pool, n in zip(pools, shares)]
+        died = 0
+        for done in futures:
+            try:
+                done.result()
+            except BrokenProcessPool:
+                died += 1
+    finally:
+        for pool in pools:
+            pool.shutdown()
+    if died:
+        raise ZooError(f"{died} of {len(shares)} search worker processes died (killed, or out of "
+                       f"memory); the others took their trials. Run the same zoo search again: "
+                       f"it fails the dead workers' trials once their heartbeat has stopped and "
+                       f"takes the trials still missing")
 
 
 def _parent_run(study, spec: Any, uri: str) -> MlflowRun:
