@@ -70,7 +70,10 @@ class _Worker:
         if busy:
             self.process.terminate()
         else:
-            self.conn.send(None)
+            try:
+                self.conn.send(None)
+            except OSError:  # it has just died
+                pass
         self.process.join()
 
 
