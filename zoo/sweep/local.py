@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
 
+from ..results.runs import store_runs
+from ..tracking import owner
 from .job import Job, Outcome, execute, worker_signals
 from .signals import handled
 
@@ -61,6 +63,11 @@ class _Worker:
         else:
             text = f"worker process ended with exit code {code}"
         return text + "; the next sweep resumes its run if it stored an epoch"
+
+    def run_left(self, tracking_uri: str) -> str | None:
+        """The id of the run it left RUNNING, if it had started one."""
+        mine = f"tags.`{owner.TAG}` = '{owner.describe(self.process.pid)}'"
+        return next((run.info.run_id for run in store_runs(tracking_uri, mine, "RUNNING")), None)
 
     def close(self, busy: bool) -> None:
         """Stop the process: an idle one is told to end, a busy one is sent SIGTERM (its run
@@ -119,7 +126,8 @@ def run_local(jobs: list[Job], tracking_uri: str, workers: int, threads: int | N
                     elif received:  # a signal reached it before it could handle one
                         yield Outcome(job, "cancelled", code=128 + received[0])
                     else:
-                        yield Outcome(job, "failed", error=worker.death())
+                        yield Outcome(job, "failed", worker.run_left(tracking_uri),
+                                      error=worker.death())
         finally:
             for worker in idle:
                 worker.close(busy=False)
