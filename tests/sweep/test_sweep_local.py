@@ -7,6 +7,7 @@ from mlflow import MlflowClient
 
 from results.cli import zoo
 from zoo.errors import InputError
+from zoo.sweep.job import progress_lines
 from zoo.sweep.plan import parse_seeds, plan, spec_files
 
 REPRODUCES = "irie2022/table1/speech/cde-delta"
@@ -152,3 +153,24 @@ def test_interrupted_runs_to_resume(write_spec, tiny_spec, tmp_path, monkeypatch
     sweep([str(spec)], SweepOptions(seeds=[1, 2, 3, 4, 5, 6], tracking_uri=uri))
     sweep([str(spec)], SweepOptions(seeds=[1, 2, 3, 4, 5, 6], tracking_uri=uri, restart=True))
     assert seen == [wanted, {}]
+
+
+def test_progress_lines_at_evaluated_epochs_at_most_every_so_often(monkeypatch):
+    said, clock = [], [100.0]
+    monkeypatch.setattr("zoo.sweep.job.time.monotonic", lambda: clock[0])
+    watch = progress_lines(said.append, "auc", every_s=60.0)
+
+    def epoch(n, evaluated=True):
+        record = {"epoch": n, "train/loss": 0.5 / n, "time/epoch_seconds": 21.04}
+        if evaluated:
+            record.update({"val/loss": 0.3, "val/auc": 0.8123456, "val/accuracy": 0.9})
+        watch(record)
+        clock[0] += 25.0
+
+    for n in range(1, 8):
+        epoch(n, evaluated=n % 2 == 1)
+    assert said == ["epoch 1, train/loss 0.5000, val/auc 0.8123 (21.0 s/epoch)",
+                    "epoch 5, train/loss 0.1000, val/auc 0.8123 (21.0 s/epoch)"]
+    progress_lines(said.append, "mse", every_s=0.0)({**{"epoch": 2, "train/loss": 1.0},
+                                                     "val/loss": 2.0, "time/epoch_seconds": 3.0})
+    assert said[-1] == "epoch 2, train/loss 1.0000 (3.0 s/epoch)"  # no val/mse recorded

@@ -8,8 +8,11 @@ signal does not start (``cancelled``).
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..tracking.deferred_interrupt import Terminated, exit_code
@@ -37,6 +40,9 @@ class Outcome:
     code: int | None = None  # interrupted, cancelled: 143 (SIGTERM) or 130 (SIGINT)
 
 
+#: a sweep worker's progress lines come at most this often (seconds)
+PROGRESS_EVERY_S = 60.0
+
 _stopping: int | None = None  # the signal this worker process received
 _in_job = False
 
@@ -59,6 +65,25 @@ def worker_signals() -> None:
         signal.signal(signum, _on_signal)
 
 
+def progress_lines(say: Callable[[str], None], metric: str,
+                   every_s: float = PROGRESS_EVERY_S) -> Callable[[dict], None]:
+    """A run's watch that says how far it is, at its evaluated epochs (those that log
+    ``val/*``), at most once every ``every_s`` seconds: the epoch, training loss, validation
+    ``metric`` and seconds per epoch."""
+    last = [-math.inf]
+
+    def watch(record: dict) -> None:
+        if "val/loss" not in record or time.monotonic() - last[0] < every_s:
+            return
+        last[0] = time.monotonic()
+        shown = [f"epoch {record['epoch']}", f"train/loss {record['train/loss']:.4f}"]
+        if f"val/{metric}" in record:
+            shown.append(f"val/{metric} {record[f'val/{metric}']:.4f}")
+        say(", ".join(shown) + f" ({record['time/epoch_seconds']:.1f} s/epoch)")
+
+    return watch
+
+
 def execute(job: Job, tracking_uri: str, threads: int | None = None,
             resume_id: str | None = None) -> Outcome:
     """Load the spec and train it in its own MLflow run, or go on with the interrupted run
@@ -74,9 +99,10 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None,
     if threads:
         torch.set_num_threads(threads)
     tag = f"[{job.name} seed {job.seed}]"
+    say = lambda text: print(tag, text, file=sys.stderr, flush=True)  # noqa: E731
     opts = RunOptions(seed=job.seed, tracking_uri=tracking_uri, smoke=job.smoke,
                       progress=False, keep_freed_blocks=True,  # a worker process of its own
-                      say=lambda text: print(tag, text, file=sys.stderr))
+                      say=say, watch=progress_lines(say, job.metric))
     try:
         _in_job = True
         if _stopping is not None:  # arrived just now, before the job could be interrupted
