@@ -68,7 +68,7 @@ def worker_signals() -> None:
 def progress_lines(say: Callable[[str], None], metric: str,
                    every_s: float = PROGRESS_EVERY_S) -> Callable[[dict], None]:
     """A run's watch that says how far it is, at its evaluated epochs (those that log
-    ``val/*``), at most once every ``every_s`` seconds: the epoch, training loss, validation
+    ``val/loss``), at most once every ``every_s`` seconds: the epoch, training loss, validation
     ``metric`` and seconds per epoch."""
     last = [-math.inf]
 
@@ -99,7 +99,10 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None,
     if threads:
         torch.set_num_threads(threads)
     tag = f"[{job.name} seed {job.seed}]"
-    say = lambda text: print(tag, text, file=sys.stderr, flush=True)  # noqa: E731
+
+    def say(text: str) -> None:
+        print(tag, text, file=sys.stderr, flush=True)
+
     opts = RunOptions(seed=job.seed, tracking_uri=tracking_uri, smoke=job.smoke,
                       progress=False, keep_freed_blocks=True,  # a worker process of its own
                       say=say, watch=progress_lines(say, job.metric))
