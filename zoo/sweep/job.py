@@ -70,12 +70,13 @@ def progress_lines(say: Callable[[str], None], metric: str,
     """A run's watch that says how far it is, at its evaluated epochs (those that log
     ``val/loss``), at most once every ``every_s`` seconds: the epoch, training loss, validation
     ``metric`` and seconds per epoch."""
-    last = [-math.inf]
+    last = -math.inf
 
     def watch(record: dict) -> None:
-        if "val/loss" not in record or time.monotonic() - last[0] < every_s:
+        nonlocal last
+        if "val/loss" not in record or time.monotonic() - last < every_s:
             return
-        last[0] = time.monotonic()
+        last = time.monotonic()
         shown = [f"epoch {record['epoch']}", f"train/loss {record['train/loss']:.4f}"]
         if f"val/{metric}" in record:
             shown.append(f"val/{metric} {record[f'val/{metric}']:.4f}")

@@ -99,11 +99,10 @@ def run_local(jobs: list[Job], tracking_uri: str, workers: int, threads: int | N
         if not received:
             received.append(signum)
         for worker in busy:
-            if worker.process.pid is not None:
-                try:
-                    os.kill(worker.process.pid, signum)
-                except OSError:  # already gone
-                    pass
+            try:
+                os.kill(worker.process.pid, signum)
+            except OSError:  # already gone
+                pass
 
     with handled(forward):
         try:
