@@ -13,7 +13,7 @@ from test_report import NO_OI, SEPSIS, SPEECH, log_run
 from conftest import REPO
 from results.cli import zoo
 from zoo.errors import InputError
-from zoo.report import page, records
+from zoo.report import kept, page, records
 from zoo.report.recipes import recipes_of
 from zoo.report.records import Record, merge
 from zoo.results.published import load_registry
@@ -64,6 +64,10 @@ def store(tmp_path):
     one = log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
     for step, seconds in ((1, 2.0), (2, 4.0), (3, 6.0)):  # stopped early, after epoch 3
         client.log_metric(one, "time/epoch_seconds", seconds, step=step)
+        client.log_metric(one, "val/accuracy", 0.5 + step / 10, step=step, timestamp=step)
+    client.log_metric(one, "val/accuracy", 0.75, step=2, timestamp=9)  # epoch 2 again, resumed
+    client.log_metric(one, "val/loss", 0.25, step=2)
+    client.log_metric(one, "best_epoch", 2, step=2)  # kept the checkpoint of epoch 2
     for key, value in {"zoo.device": "cpu", "zoo.threads": "1", "zoo.git_commit": "abc123",
                        "zoo.spec_hash": "feedbeef"}.items():
         client.set_tag(one, key, value)
@@ -96,10 +100,12 @@ def test_export_writes_the_runs_that_count(store, tmp_path, monkeypatch, capsys)
         id=SPEECH, variant=None, seed=1, metric="test/accuracy", value=0.9, epochs=3,
         epoch_seconds=4.0, date="1970-01-01T00:00:02.001+00:00", device="cpu", threads=1,
         commit="abc123",
-        spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one)
-    # no epoch logged: the spec's train.epochs
+        spec_hash="feedbeef", recipe=first.recipe, partial_data=None, run_id=one,
+        select="val/accuracy", kept_epoch=2, validation={"val/accuracy": 0.75, "val/loss": 0.25})
+    # no epoch logged: the spec's train.epochs; no best epoch: no checkpoint named
     assert (second.run_id, second.epochs, second.epoch_seconds, second.commit, second.device,
             second.threads) == (two, 500, None, "def456", None, None)
+    assert (second.select, second.kept_epoch, second.validation) == (None, None, None)
     assert first.recipe == second.recipe  # other tracking settings: the same recipe
     assert list(json.loads(lines[0])) == [f.name for f in dataclasses.fields(Record)]
     [sepsis] = records.read(root / f"{SEPSIS}.jsonl")
@@ -166,6 +172,31 @@ def test_merge_rule():
         "seed 2: kept run b (2024-01-02T00:00:00.000+00:00); run y "
         "(2024-01-01T00:00:00.000+00:00) is not newer"]
     assert merge(old[:1], [_record(1, "x", 2)], "r1")[0][0].run_id == "a"  # a tie keeps it
+
+
+def test_kept_checkpoints_where_protocols_select_differently():
+    """Per seed and protocol: the metric that kept the checkpoint, its epoch, the selecting
+    metrics there as logged and the test value in the paper's unit; no table where every record
+    selects by one metric or names no checkpoint."""
+    entry = "irie2022/table1/sepsis-oi/cde-hebb"
+
+    def rec(variant, select, epoch, accuracy, auc, value):
+        return dataclasses.replace(
+            _record(1, f"run-{variant}", 2, value=value), id=entry, variant=variant,
+            metric="test/auc", select=select, kept_epoch=epoch,
+            validation={"val/accuracy": accuracy, "val/auc": auc, "val/loss": 0.6})
+
+    both = {entry: [rec(None, "val/accuracy", 1, 0.936, 0.807, 0.7992)],
+            f"{entry}@auc-selection": [rec("auc-selection", "val/auc", 11, 0.889, 0.902, 0.89)]}
+    lines = kept.table(load_registry(), both)
+    assert lines[0] == kept.HEADING
+    assert ("| id | seed | protocol | kept by | epochs | kept epoch | val/accuracy there | "
+            "val/auc there | test (paper's unit) |") in lines
+    assert f"| {entry} | 1 | recipe | val/accuracy | 10 | 1 | 0.936 | 0.807 | 79.9 |" in lines
+    assert f"| {entry} | 1 | auc-selection | val/auc | 10 | 11 | 0.889 | 0.902 | 89.0 |" in lines
+    assert kept.table(load_registry(), {entry: both[entry]}) == []
+    unnamed = {k: [dataclasses.replace(r, kept_epoch=None) for r in v] for k, v in both.items()}
+    assert kept.table(load_registry(), unnamed) == []
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
 
 EPOCH_SECONDS = "time/epoch_seconds"
+BEST_EPOCH, SELECT = "best_epoch", "train.select"  # the runner's metric; the spec's key
 OLDER = "an older run of its seed (the newest counts)"
 
 
@@ -63,11 +64,14 @@ def shortened(m: Measurement) -> bool:
 
 
 def _record(client, entry: Entry, m: Measurement) -> Record:
-    """The record of a run that counts: its tags, test value and epoch history."""
+    """The record of a run that counts: its tags, test value, epoch history and the checkpoint
+    it kept."""
     run = client.get_run(m.run_id)
     tags, metric = run.data.tags, f"test/{entry.metric.name}"
     history = client.get_metric_history(m.run_id, EPOCH_SECONDS)
     trained = tags.get("zoo.trained") != "false"
+    kept = run.data.metrics.get(BEST_EPOCH) if trained else None
+    kept = None if kept is None else int(kept)
     return Record(
         id=entry.id, variant=m.variant, seed=int(m.seed), metric=metric,
         value=run.data.metrics[metric],
@@ -77,7 +81,22 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
         threads=int(tags["zoo.threads"]) if "zoo.threads" in tags else None,
         commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),
         spec_hash=tags.get("zoo.spec_hash"), recipe=m.config, partial_data=m.partial,
-        run_id=m.run_id)
+        run_id=m.run_id, select=run.data.params.get(SELECT) if kept is not None else None,
+        kept_epoch=kept, validation=_at_epoch(client, m.run_id, run.data.metrics, kept))
+
+
+def _at_epoch(client, run_id: str, latest: dict[str, float], epoch: int | None
+              ) -> dict[str, float] | None:
+    """Each ``val/<name>`` the run logged at ``epoch`` (the last value logged there: a resumed
+    run may have logged an epoch twice), by name; None when there is none."""
+    if epoch is None:
+        return None
+    found = {}
+    for key in sorted(k for k in latest if k.startswith("val/")):
+        there = [h for h in client.get_metric_history(run_id, key) if h.step == epoch]
+        if there:
+            found[key] = max(there, key=lambda h: h.timestamp).value
+    return found or None
 
 
 def _device(tags: dict[str, str]) -> str | None:

@@ -5,7 +5,8 @@ The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the 
 touched. Per registry table: the entries with records (paper, ours over the recorded seeds with n
 and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device; a row per
 recorded variant of the protocol after the entry's), a plot of them (:mod:`.plot`, written beside
-the records), then the entries without records.
+the records), then the entries without records; the checkpoint each seed kept where protocols
+select it differently (:mod:`.kept`); the cost table.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.published import Registry
+from . import kept
 from .plot import comparison_figure
 from .recipes import Recipe, recipe_key, split_key, variants
 from .records import Record
@@ -198,6 +200,7 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str,
         if missing:
             label = "Other entries: no" if have else "No"
             lines += [f"{label} recipe runs recorded ({', '.join(missing)}).", ""]
+    lines += kept.table(registry, records)
     if timings is not None:
         lines += costs(records, timings, recipes)
     return "\n".join([*lines, END])

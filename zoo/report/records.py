@@ -6,7 +6,8 @@ One JSON Lines file per registry entry and variant, named after its recipe key
 per seed and device), sorted by seed, keys in a fixed order: a new run shows as a one-line diff.
 ``value`` is the logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the
 digest of the shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the
-runner's ``zoo.spec_hash`` tag. Re-exporting merges with the file by the rule of :func:`merge`.
+runner's ``zoo.spec_hash`` tag. ``select``, ``kept_epoch`` and ``validation`` say which
+checkpoint gave ``value`` and why (null where not recorded). Re-exporting merges with the file by the rule of :func:`merge`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ class Record:
     recipe: str  # digest of the shipped spec the run matched
     partial_data: str | None  # ``zoo.partial_data`` tag
     run_id: str
+    select: str | None = None  # the spec's ``train.select``: the metric that chose the checkpoint
+    kept_epoch: int | None = None  # the epoch of that checkpoint, which gave ``value``
+    validation: dict[str, float] | None = None  # each ``val/<name>`` logged at ``kept_epoch``
 
     @property
     def started(self) -> datetime:

@@ -1,0 +1,57 @@
+"""Which checkpoint each seed kept, for the entries whose recipe and shipped variants keep it by
+different validation metrics (``train.select``; e.g. the authors' validation accuracy against
+validation AUC on Sepsis).
+
+Per entry, seed and protocol: the epochs trained, the epoch kept, each selecting metric as
+logged at that epoch, and the test value in the paper's unit, all from the records
+(:class:`.records.Record` ``select``, ``kept_epoch``, ``validation``).
+"""
+
+from __future__ import annotations
+
+from ..results.published import Registry
+from .records import Record
+from .recipes import recipe_key, variants
+from .render import decimals
+
+HEADING = "### Checkpoint kept per seed"
+
+
+def _compared(entry_id: str, records: dict[str, list[Record]]) -> list[Record]:
+    """The entry's records that name their kept checkpoint, when they select by two metrics or
+    more; else none."""
+    mine = [r for v in [None, *variants(entry_id, records)]
+            for r in records.get(recipe_key(entry_id, v), []) if r.kept_epoch is not None]
+    return mine if len({r.select for r in mine}) > 1 else []
+
+
+def _value(record: Record, metric: str) -> str:
+    value = (record.validation or {}).get(metric)
+    return "–" if value is None else f"{value:.3f}"
+
+
+def table(registry: Registry, records: dict[str, list[Record]]) -> list[str]:
+    """The Markdown lines of the table (none when no entry compares selection rules)."""
+    rows, metrics = [], set()
+    for entry in registry.entries.values():
+        mine = _compared(entry.id, records)
+        metrics |= {r.select for r in mine if r.select}
+        places = decimals(entry.mean, entry.std)
+        rows += [(entry, r, f"{r.value * entry.metric.scale:.{places}f}")
+                 for r in sorted(mine, key=lambda r: (r.seed, r.variant or ""))]
+    if not rows:
+        return []
+    shown = sorted(metrics)
+    head = ["id", "seed", "protocol", "kept by", "epochs", "kept epoch",
+            *(f"{m} there" for m in shown), "test (paper's unit)"]
+    lines = [HEADING, "",
+             "Where an entry's recipe and a shipped variant keep the checkpoint by different "
+             "validation metrics: per seed, the epochs each run trained, the epoch whose "
+             "checkpoint it kept, the selecting metrics as logged at that epoch, and the test "
+             "value of that checkpoint.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for entry, r, test in rows:
+        cells = [entry.id, str(r.seed), r.variant or "recipe", r.select or "–", str(r.epochs),
+                 str(r.kept_epoch), *(_value(r, m) for m in shown), test]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
