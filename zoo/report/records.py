@@ -7,7 +7,8 @@ per seed and device), sorted by seed, keys in a fixed order: a new run shows as 
 ``value`` is the logged ``test/<metric>`` (not scaled to the paper's units). ``recipe`` is the
 digest of the shipped spec the run matched (:func:`.collect.spec_digest`); ``spec_hash`` the
 runner's ``zoo.spec_hash`` tag. ``select``, ``kept_epoch`` and ``validation`` say which
-checkpoint gave ``value`` and why (null where not recorded). Re-exporting merges with the file by the rule of :func:`merge`.
+checkpoint gave ``value`` and why (null where not recorded). Re-exporting merges with the file
+by the rule of :func:`merge`.
 """
 
 from __future__ import annotations
