@@ -60,7 +60,9 @@ def store(tmp_path_factory):
     log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
     log(SPEECH, {"test/accuracy": 0.91}, seed=2, start=2002,
         overrides=("tracking.experiment=elsewhere", "tracking.run_name=mine"))
-    log(SPEECH, {"test/accuracy": 0.89}, seed=3, start=2003)
+    three = log(SPEECH, {"test/accuracy": 0.89}, seed=3, start=2003)
+    for step in (1, 120):  # stopped early, after epoch 120
+        client.log_metric(three, "time/epoch_seconds", 1.0, step=step)
     log(SPEECH, {"test/accuracy": 0.0}, seed=4, start=3000, smoke=True)
     log(SPEECH, {"test/accuracy": 0.0}, seed=5, start=3001, status="FAILED")
     # speech, other specs: 3 epochs (seed 2 twice), 3 epochs and another lr, no spec logged
@@ -107,6 +109,7 @@ def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     assert float(speech["ours_mean"]) == pytest.approx(90.0)
     assert float(speech["ours_std"]) == pytest.approx(math.sqrt(2 / 3))
     assert speech["ours_n"] == "3" and speech["epochs"] == "500"
+    assert speech["epochs_trained"] == "500 500 120"  # seed 3 stopped early; the others: spec's
     assert float(speech["diff"]) == pytest.approx(-0.2)
     assert speech["within"] == "True" and speech["partial_data"] == ""
     assert (speech["paper_mean"], speech["paper_std"], speech["paper_n"]) == ("90.2", "0.2", "5")
@@ -120,7 +123,7 @@ def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     assert rows["irie2022/table1/speech/cde-oja"]["ours_mean"] == ""
 
     [line] = lines(stdout, "CDE: Delta", "Speech", "(n=5)")
-    assert "90.2 ± 0.2 (n=5)" in line and "90.0 ± 0.8 (n=3)  500" in line and "-0.2" in line
+    assert "90.2 ± 0.2 (n=5)" in line and "90.0 ± 0.8 (n=3)  120–500" in line and "-0.2" in line
     assert line.split()[-1] == "yes"
     [line] = lines(stdout, "CDE: Delta", "Sepsis OI")
     assert "81.0 ± 1.0 (n=2)  200" in line and "no" in line and "partial: setA only" in line

@@ -18,9 +18,11 @@ from pathlib import Path
 from ..errors import InputError
 from ..results.published import Entry
 from ..results.runs import finished_runs
-from ..tracking.mlflow_run import check_store
+from ..tracking.mlflow_run import check_store, open_client
 from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key, unset,
                       variant_of)
+
+EPOCH_SECONDS = "time/epoch_seconds"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Measurement:
     config: str  # digest of its comparable spec: runs are pooled only when it is equal
     variant: str | None = None  # the variant its spec names (None: the entry's recipe)
     changed: tuple[str, ...] = ()  # the keys its spec changes from the recipe (when logged)
+    trained: int | None = None  # epochs trained (:func:`trained_epochs`)
 
 
 def open_store(uri: str) -> None:
@@ -53,9 +56,22 @@ def spec_digest(params: dict[str, str]) -> str:
     return hashlib.sha256(repr(kept).encode()).hexdigest()[:16]
 
 
+def trained_epochs(run, history) -> int | None:
+    """Epochs the run trained: the last epoch of ``history`` (its logged
+    ``time/epoch_seconds``), else its ``train.epochs``; None for a measurement of an untrained
+    model (tag ``zoo.trained`` false)."""
+    if run.data.tags.get("zoo.trained") == "false":
+        return None
+    if history:
+        return max(h.step for h in history)
+    epochs = run.data.params.get(EPOCHS)
+    return int(epochs) if epochs and epochs.isdigit() else None
+
+
 def collect(uri: str, entries: list[Entry],
             recipes: dict[str, Recipe]) -> dict[str, list[Measurement]]:
     """Measurements per entry id (every id present, possibly with an empty list)."""
+    client = open_client(uri)
     by_id = {e.id: e for e in entries}
     found: dict[str, list[Measurement]] = {e.id: [] for e in entries}
     for run in finished_runs(uri, "tags.`zoo.reproduces` LIKE '%'"):
@@ -73,5 +89,6 @@ def collect(uri: str, entries: list[Entry],
             value * entry.metric.scale, tags.get("zoo.partial_data"),
             int(epochs) if epochs and epochs.isdigit() else None,
             differences(params, recipe), spec_digest(params), variant,
-            tuple(changed_keys(params, recipe)) if recipe and comparable(params) else ()))
+            tuple(changed_keys(params, recipe)) if recipe and comparable(params) else (),
+            trained_epochs(run, client.get_metric_history(run.info.run_id, EPOCH_SECONDS))))
     return found

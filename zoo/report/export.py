@@ -20,12 +20,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..results.published import Entry
-from .collect import Measurement, collect, spec_digest
+from .collect import EPOCH_SECONDS, Measurement, collect, spec_digest
 from .recipes import EPOCHS, Recipe, recipe_key, variants
 from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
 
-EPOCH_SECONDS = "time/epoch_seconds"
 BEST_EPOCH, SELECT = "best_epoch", "train.select"  # the runner's metric; the spec's key
 OLDER = "an older run of its seed (the newest counts)"
 
@@ -69,13 +68,12 @@ def _record(client, entry: Entry, m: Measurement) -> Record:
     run = client.get_run(m.run_id)
     tags, metric = run.data.tags, f"test/{entry.metric.name}"
     history = client.get_metric_history(m.run_id, EPOCH_SECONDS)
-    trained = tags.get("zoo.trained") != "false"
-    kept = run.data.metrics.get(BEST_EPOCH) if trained else None
+    kept = run.data.metrics.get(BEST_EPOCH) if m.trained is not None else None
     kept = None if kept is None else int(kept)
     return Record(
         id=entry.id, variant=m.variant, seed=int(m.seed), metric=metric,
         value=run.data.metrics[metric],
-        epochs=None if not trained else max(h.step for h in history) if history else m.epochs,
+        epochs=m.trained,
         epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
         date=iso(m.start), device=_device(tags),
         threads=int(tags["zoo.threads"]) if "zoo.threads" in tags else None,

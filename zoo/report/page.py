@@ -22,7 +22,7 @@ from .plot import comparison_figure
 from .recipes import Recipe, recipe_key, split_key, variants
 from .records import Record
 from .files import atomic_write
-from .render import cells, decimals, stats_text
+from .render import cells, decimals, span, stats_text
 from .table import Row, summarise
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -56,19 +56,10 @@ def _markdown_row(cells: list[str]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
-def _span(epochs: list[int | None]) -> str:
-    """``200 epochs``, ``120–200 epochs`` when the seeds differ, ``untrained`` when none
-    trained."""
-    known = sorted({n for n in epochs if n is not None})
-    if not known:
-        return "untrained"
-    return f"{known[0]} epochs" if len(known) == 1 else f"{known[0]}–{known[-1]} epochs"
-
-
 def _line(row: Row, mine: list[Record]) -> str:
     c, e, o = cells(row), row.entry, row.ours
     ours = stats_text(o.mean, o.std, None, decimals(e.mean, e.std))
-    ours += f" (n={o.n}, {_span([r.epochs for r in mine])})"
+    ours += f" (n={o.n}, {span([r.epochs for r in mine])})"
     if row.partial:
         ours += f", partial data: {row.partial}"
     per_epoch = _per_epoch([r for r in mine if r.epoch_seconds is not None])
@@ -103,7 +94,7 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record],
     both = full + short
     if not both:
         return None
-    seeds = (f"{len(full)}: {_durations(full)} ({_span([r.epochs for r in full])})"
+    seeds = (f"{len(full)}: {_durations(full)} ({span([r.epochs for r in full])})"
              if full else "none")
     timed_text = ", ".join(f"seed {r.seed}: {r.epochs}" for r in short) or "–"
     devices = ", ".join(sorted({r.device for r in both if r.device})) or "?"

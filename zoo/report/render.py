@@ -54,6 +54,23 @@ def _unused(row: Row) -> str:
                      for seed, k in row.unused)
 
 
+def span(epochs: list[int | None] | tuple[int | None, ...]) -> str:
+    """``200 epochs``, ``120–200 epochs`` when the runs differ, ``untrained`` when none
+    trained."""
+    known = sorted({n for n in epochs if n is not None})
+    if not known:
+        return "untrained"
+    return f"{known[0]} epochs" if len(known) == 1 else f"{known[0]}–{known[-1]} epochs"
+
+
+def _epochs(row: Row) -> str:
+    """The epochs its runs trained (:func:`span`, without the word); the spec's
+    ``train.epochs`` for a row not run."""
+    if row.trained:
+        return span(row.trained).removesuffix(" epochs")
+    return "" if row.epochs is None else str(row.epochs)
+
+
 def cells(row: Row) -> dict[str, str]:
     """The text of each column of ``row``."""
     e = row.entry
@@ -65,7 +82,7 @@ def cells(row: Row) -> dict[str, str]:
         "id": e.id, "row": label(row), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
         "ours": "not run" if ours is None else stats_text(ours.mean, ours.std, ours.n, places),
-        "epochs": "" if row.epochs is None else str(row.epochs),
+        "epochs": _epochs(row),
         "diff": "" if row.diff is None else f"{row.diff:+.{places}f}",
         "within": "" if ours is None else verdict,
         "data": f"partial: {row.partial}" if row.partial else "",
@@ -123,15 +140,16 @@ def as_csv(rows: list[Row]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "variant", "paper", "table", "row", "column", "metric", "unit",
                      "paper_mean", "paper_std", "paper_n", "paper_bound", "ours_mean",
-                     "ours_std", "ours_n", "epochs", "diff", "within", "partial_data",
-                     "differs", "not_used", "run_ids"])
+                     "ours_std", "ours_n", "epochs", "epochs_trained", "diff", "within",
+                     "partial_data", "differs", "not_used", "run_ids"])
     for r in rows:
         e, o = r.entry, r.ours
         writer.writerow([e.id, _blank(r.variant), e.paper, e.table, e.row, e.column,
                          e.metric.name, e.metric.unit, e.mean, _blank(e.std), _blank(e.n),
                          _blank(e.bound),
                          _blank(o and o.mean), _blank(o and o.std), _blank(o and o.n),
-                         _blank(r.epochs), _blank(r.diff), _blank(r.within), _blank(r.partial),
+                         _blank(r.epochs), " ".join(map(_blank, r.trained)), _blank(r.diff),
+                         _blank(r.within), _blank(r.partial),
                          _blank(r.differs), _unused(r), " ".join(r.runs)])
     return out.getvalue()
 

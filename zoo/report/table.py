@@ -44,6 +44,7 @@ class Row:
     differs: str | None = None  # what the runs' spec changes from the recipe; None: the recipe
     unused: tuple[tuple[str | None, int], ...] = ()  # (seed, runs of it not used)
     variant: str | None = None  # the recipe's variant this row counts (None: the recipe)
+    trained: tuple[int | None, ...] = ()  # epochs each run of ``runs`` trained (None: untrained)
 
     @property
     def diff(self) -> float | None:
@@ -90,7 +91,8 @@ def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
     partial = "; ".join(sorted({m.partial for m in used if m.partial})) or None
     return Row(entry, summarise([m.value for m in used]), partial,
                tuple(m.run_id for m in used), epochs, differs,
-               tuple(sorted(others.items(), key=lambda item: str(item[0]).zfill(9))), variant)
+               tuple(sorted(others.items(), key=lambda item: str(item[0]).zfill(9))), variant,
+               tuple(m.trained for m in used))
 
 
 def compare(entries: list[Entry], found: dict[str, list[Measurement]],
