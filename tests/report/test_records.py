@@ -293,6 +293,17 @@ def test_page_without_markers_is_left_alone(tmp_path, monkeypatch, capsys):
     assert doc.read_text() == "# no markers\n"
 
 
+def test_a_record_without_the_checkpoint_keys_reads_them_as_null(tmp_path):
+    path = tmp_path / "p" / "t" / "e.jsonl"
+    path.parent.mkdir(parents=True)
+    record = dataclasses.asdict(_record(1, "a", 2))
+    for key in ("select", "kept_epoch", "validation"):
+        del record[key]
+    path.write_text(json.dumps(record) + "\n")
+    [read] = records.read(path)
+    assert read == _record(1, "a", 2) and read.kept_epoch is None
+
+
 def test_bad_record_names_its_line(tmp_path):
     path = tmp_path / "p" / "t" / "e.jsonl"
     path.parent.mkdir(parents=True)

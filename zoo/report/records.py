@@ -14,7 +14,7 @@ by the rule of :func:`merge`.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import datetime
 from pathlib import Path
 
@@ -68,14 +68,17 @@ def dumps(records: list[Record]) -> str:
 
 
 def read(path: Path) -> list[Record]:
-    """The records of one file; a malformed line is an :class:`InputError` naming it."""
+    """The records of one file; a malformed line is an :class:`InputError` naming it. The keys
+added later (those with a default) may be missing: they read as null."""
     names = {f.name for f in fields(Record)}
+    required = {f.name for f in fields(Record) if f.default is MISSING}
     records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
             data = json.loads(line)
-            if set(data) != names:
-                raise ValueError(f"keys must be {', '.join(sorted(names))}")
+            if not required <= set(data) <= names:
+                raise ValueError(f"keys must be {', '.join(sorted(required))}, and may be "
+                                 f"{', '.join(sorted(names - required))}")
             records.append(Record(**data))
         except (ValueError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a record: {exc}") from None
