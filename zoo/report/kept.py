@@ -4,7 +4,8 @@ validation AUC on Sepsis).
 
 Per entry, seed and protocol: the epochs trained, the epoch kept, each selecting metric as
 logged at that epoch, and the test value in the paper's unit, all from the records
-(:class:`.records.Record` ``select``, ``kept_epoch``, ``validation``).
+(:class:`.records.Record` ``select``, ``kept_epoch``, ``validation``); then, per selecting
+metric, how many of its runs kept the model after the first epoch.
 """
 
 from __future__ import annotations
@@ -54,4 +55,14 @@ def table(registry: Registry, records: dict[str, list[Record]]) -> list[str]:
         cells = [entry.id, str(r.seed), r.variant or "recipe", r.select or "–", str(r.epochs),
                  str(r.kept_epoch), *(_value(r, m) for m in shown), test]
         lines.append("| " + " | ".join(cells) + " |")
-    return [*lines, ""]
+    return [*lines, "", _first_epochs([r for _, r, _ in rows], shown), ""]
+
+
+def _first_epochs(records: list[Record], metrics: list[str]) -> str:
+    """How many of the runs kept by each metric kept the model after the first epoch."""
+    counts = []
+    for metric in metrics:
+        mine = [r for r in records if r.select == metric]
+        counts.append(f"{sum(r.kept_epoch == 1 for r in mine)} of the {len(mine)} runs kept "
+                      f"by {metric}")
+    return "Runs that kept the model after the first epoch: " + ", ".join(counts) + "."
