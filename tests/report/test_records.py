@@ -306,11 +306,22 @@ def test_a_record_without_the_checkpoint_keys_reads_them_as_null(tmp_path):
     assert read == _record(1, "a", 2) and read.kept_epoch is None
 
 
-def test_bad_record_names_its_line(tmp_path):
+@pytest.mark.parametrize("second, why", [
+    ('{"seed": 1}', "keys must be"),
+    ("[1, 2]", "keys must be"),
+    ({"value": "0.9"}, "value must be float, not '0.9'"),
+    ({"seed": 1.5}, "seed must be int, not 1.5"),
+    ({"kept_epoch": True}, "kept_epoch must be int | None, not True"),
+    ({"validation": [0.9]}, r"validation must be dict\[str, float\] \| None, not \[0.9\]"),
+])
+def test_bad_record_names_its_line(tmp_path, second, why):
     path = tmp_path / "p" / "t" / "e.jsonl"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(dataclasses.asdict(_record(1, "a", 2))) + "\n{\"seed\": 1}\n")
-    with pytest.raises(InputError, match=r"e\.jsonl:2: not a record"):
+    good = dataclasses.asdict(_record(1, "a", 2))
+    if isinstance(second, dict):
+        second = json.dumps({**good, **second})
+    path.write_text(json.dumps(good) + "\n" + second + "\n")
+    with pytest.raises(InputError, match=rf"e\.jsonl:2: not a record: {why}"):
         records.load(tmp_path)
 
 

@@ -67,18 +67,33 @@ def dumps(records: list[Record]) -> str:
                    for r in sorted(records, key=lambda r: (r.seed, r.device or "")))
 
 
+_JSON_TYPES = {"str": (str,), "int": (int,), "float": (int, float), "None": (type(None),),
+               "dict[str, float]": (dict,)}  # the annotations of Record, as JSON reads them
+
+
+def _check_types(data: dict) -> None:
+    """ValueError naming the first value whose JSON type its :class:`Record` field does not
+    allow."""
+    for f in fields(Record):
+        if f.name in data:
+            allowed = sum((_JSON_TYPES[t.strip()] for t in f.type.split("|")), ())
+            if not isinstance(data[f.name], allowed) or isinstance(data[f.name], bool):
+                raise ValueError(f"{f.name} must be {f.type}, not {data[f.name]!r}")
+
+
 def read(path: Path) -> list[Record]:
     """The records of one file; a malformed line is an :class:`InputError` naming it. The keys
-added later (those with a default) may be missing: they read as null."""
+    added later (those with a default) may be missing: they read as null."""
     names = {f.name for f in fields(Record)}
     required = {f.name for f in fields(Record) if f.default is MISSING}
     records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
             data = json.loads(line)
-            if not required <= set(data) <= names:
+            if not isinstance(data, dict) or not required <= set(data) <= names:
                 raise ValueError(f"keys must be {', '.join(sorted(required))}, and may be "
                                  f"{', '.join(sorted(names - required))}")
+            _check_types(data)
             records.append(Record(**data))
         except (ValueError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a record: {exc}") from None
