@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ class Measurement:
     variant: str | None = None  # the variant its spec names (None: the entry's recipe)
     changed: tuple[str, ...] = ()  # the keys its spec changes from the recipe (when logged)
     trained: int | None = None  # epochs trained (:func:`trained_epochs`)
+    epoch_seconds: float | None = None  # mean of its logged ``time/epoch_seconds``
 
 
 def open_store(uri: str) -> None:
@@ -83,6 +85,7 @@ def collect(uri: str, entries: list[Entry],
         if value is None or math.isnan(value):
             continue
         epochs, variant = params.get(EPOCHS), variant_of(params)
+        history = client.get_metric_history(run.info.run_id, EPOCH_SECONDS)
         recipe = recipes.get(recipe_key(entry.id, variant))
         found[entry.id].append(Measurement(
             run.info.run_id, tags.get("zoo.seed"), run.info.start_time,
@@ -90,5 +93,6 @@ def collect(uri: str, entries: list[Entry],
             int(epochs) if epochs and epochs.isdigit() else None,
             differences(params, recipe), spec_digest(params), variant,
             tuple(changed_keys(params, recipe)) if recipe and comparable(params) else (),
-            trained_epochs(run, client.get_metric_history(run.info.run_id, EPOCH_SECONDS))))
+            trained_epochs(run, history),
+            round(statistics.fmean(h.value for h in history), 3) if history else None))
     return found

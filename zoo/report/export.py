@@ -14,13 +14,12 @@ epoch only: they are never results.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..results.published import Entry
-from .collect import EPOCH_SECONDS, Measurement, collect, spec_digest
+from .collect import Measurement, collect, spec_digest
 from .recipes import EPOCHS, Recipe, recipe_key, variants
 from .records import Record, merge, path_of, read, write
 from .table import newest_per_seed
@@ -63,18 +62,17 @@ def shortened(m: Measurement) -> bool:
 
 
 def _record(client, entry: Entry, m: Measurement) -> Record:
-    """The record of a run that counts: its tags, test value, epoch history and the checkpoint
-    it kept."""
+    """The record of a run that counts: its tags, test value, epochs and the checkpoint it
+    kept."""
     run = client.get_run(m.run_id)
     tags, metric = run.data.tags, f"test/{entry.metric.name}"
-    history = client.get_metric_history(m.run_id, EPOCH_SECONDS)
     kept = run.data.metrics.get(BEST_EPOCH) if m.trained is not None else None
     kept = None if kept is None else int(kept)
     return Record(
         id=entry.id, variant=m.variant, seed=int(m.seed), metric=metric,
         value=run.data.metrics[metric],
         epochs=m.trained,
-        epoch_seconds=round(statistics.fmean(h.value for h in history), 3) if history else None,
+        epoch_seconds=m.epoch_seconds,
         date=iso(m.start), device=_device(tags),
         threads=int(tags["zoo.threads"]) if "zoo.threads" in tags else None,
         commit=tags.get("zoo.git_commit") or tags.get("mlflow.source.git.commit"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..results.published import Registry
 from .records import Record
 from .recipes import recipe_key, variants
-from .render import decimals
+from .render import decimals, markdown_head, markdown_row
 
 HEADING = "### Checkpoint kept per seed"
 
@@ -50,11 +50,11 @@ def table(registry: Registry, records: dict[str, list[Record]]) -> list[str]:
              "validation metrics: per seed, the epochs each run trained, the epoch whose "
              "checkpoint it kept, the selecting metrics as logged at that epoch, and the test "
              "value of that checkpoint.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+             *markdown_head(head)]
     for entry, r, test in rows:
         cells = [entry.id, str(r.seed), r.variant or "recipe", r.select or "–", str(r.epochs),
                  str(r.kept_epoch), *(_value(r, m) for m in shown), test]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return [*lines, "", _first_epochs([r for _, r, _ in rows], shown), ""]
 
 

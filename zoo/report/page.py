@@ -22,7 +22,7 @@ from .plot import comparison_figure
 from .recipes import Recipe, recipe_key, split_key, variants
 from .records import Record
 from .files import atomic_write
-from .render import cells, decimals, span, stats_text
+from .render import cells, decimals, markdown_head, markdown_row, span, stats_text
 from .table import Row, summarise
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -51,11 +51,6 @@ def tables(registry: Registry, records: dict[str, list[Record]]) -> dict[str, li
     return found
 
 
-def _markdown_row(cells: list[str]) -> str:
-    """One Markdown table row, ``|`` inside a cell escaped."""
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-
 def _line(row: Row, mine: list[Record]) -> str:
     c, e, o = cells(row), row.entry, row.ours
     ours = stats_text(o.mean, o.std, None, decimals(e.mean, e.std))
@@ -66,7 +61,7 @@ def _line(row: Row, mine: list[Record]) -> str:
     devices = ", ".join(sorted({r.device for r in mine if r.device}))
     text = [e.id, f"{c['row']} · {c['column']}", c["unit"], c["paper"], ours,
             c["diff"], VERDICT[row.within], f"{devices}: {per_epoch}" if devices else per_epoch]
-    return _markdown_row(text)
+    return markdown_row(text)
 
 
 def _duration(seconds: float) -> str:
@@ -101,7 +96,7 @@ def _cost_line(key: str, mine: list[Record], timed: list[Record],
     partial = "; ".join(sorted({r.partial_data for r in both if r.partial_data})) or "complete"
     text = [key, devices, _per_epoch(both), _recipe_seed(both, recipe), seeds, timed_text,
             partial]
-    return _markdown_row(text)
+    return markdown_row(text)
 
 
 def _by_threads(timed: list[Record], show) -> str:
@@ -167,7 +162,7 @@ def costs(records: dict[str, list[Record]], timings: dict[str, list[Record]],
             "recipe, their training time (the sum of their epochs; fastest to slowest where "
             "they differ, as seeds may run on machines of other speed or load); the shortened "
             "runs (`-o train.epochs=N`) recorded for their cost only.", "",
-            "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines, ""]
+            *markdown_head(head), *lines, ""]
 
 
 def section(registry: Registry, records: dict[str, list[Record]], plots: str,
@@ -183,7 +178,7 @@ def section(registry: Registry, records: dict[str, list[Record]], plots: str,
         lines += [f"### {key}: {registry.captions[key]}", ""]
         have = [r for r in rows if r.ours is not None]
         if have:
-            lines += ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS),
+            lines += [*markdown_head(_COLUMNS),
                       *(_line(r, records[recipe_key(r.entry.id, r.variant)]) for r in have), "",
                       f"![{key} from the records]({plots}/{key}.png)", ""]
         missing = [r.entry.id.removeprefix(f"{key}/") for r in rows

@@ -119,9 +119,18 @@ def as_text(rows: list[Row], title: str) -> str:
     return "\n".join([*parts, "", *_notes(rows)]) + "\n"
 
 
+def markdown_row(cells: list[str]) -> str:
+    """One Markdown table row, ``|`` inside a cell escaped."""
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def markdown_head(keys: list[str]) -> list[str]:
+    """A Markdown table's header row and its separator."""
+    return [markdown_row(keys), "|" + "---|" * len(keys)]
+
+
 def _markdown_table(keys: list[str], cells: list[dict[str, str]]) -> list[str]:
-    return ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys),
-            *("| " + " | ".join(c[k].replace("|", "\\|") for k in keys) + " |" for c in cells)]
+    return [*markdown_head(keys), *(markdown_row([c[k] for k in keys]) for c in cells)]
 
 
 def as_markdown(rows: list[Row], title: str) -> str:
