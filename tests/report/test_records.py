@@ -194,8 +194,9 @@ def test_kept_checkpoints_where_protocols_select_differently():
             "val/auc there | test (paper's unit) |") in lines
     assert f"| {entry} | 1 | recipe | val/accuracy | 10 | 1 | 0.936 | 0.807 | 79.9 |" in lines
     assert f"| {entry} | 1 | auc-selection | val/auc | 10 | 11 | 0.889 | 0.902 | 89.0 |" in lines
-    assert lines[-2] == ("Runs that kept the model after the first epoch: 1 of the 1 runs kept "
-                         "by val/accuracy, 0 of the 1 runs kept by val/auc.")
+    assert lines[-2] == ("Runs that kept the checkpoint of epoch 1 (the model after one epoch of "
+                         "training): 1 of the 1 runs kept by val/accuracy, 0 of the 1 runs kept "
+                         "by val/auc.")
     assert kept.table(load_registry(), {entry: both[entry]}) == []
     unnamed = {k: [dataclasses.replace(r, kept_epoch=None) for r in v] for k, v in both.items()}
     assert kept.table(load_registry(), unnamed) == []

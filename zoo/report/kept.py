@@ -5,7 +5,7 @@ validation AUC on Sepsis).
 Per entry, seed and protocol: the epochs trained, the epoch kept, each selecting metric as
 logged at that epoch, and the test value in the paper's unit, all from the records
 (:class:`.records.Record` ``select``, ``kept_epoch``, ``validation``); then, per selecting
-metric, how many of its runs kept the model after the first epoch.
+metric, how many of its runs kept the checkpoint of epoch 1 (the model after one epoch).
 """
 
 from __future__ import annotations
@@ -59,10 +59,11 @@ def table(registry: Registry, records: dict[str, list[Record]]) -> list[str]:
 
 
 def _first_epochs(records: list[Record], metrics: list[str]) -> str:
-    """How many of the runs kept by each metric kept the model after the first epoch."""
+    """How many of the runs kept by each metric kept the checkpoint of epoch 1."""
     counts = []
     for metric in metrics:
         mine = [r for r in records if r.select == metric]
         counts.append(f"{sum(r.kept_epoch == 1 for r in mine)} of the {len(mine)} runs kept "
                       f"by {metric}")
-    return "Runs that kept the model after the first epoch: " + ", ".join(counts) + "."
+    return ("Runs that kept the checkpoint of epoch 1 (the model after one epoch of training): "
+            + ", ".join(counts) + ".")
