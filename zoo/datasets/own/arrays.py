@@ -22,8 +22,6 @@ from .assemble import SPLITS, Rows, bundle
 from .cells import encode, label_texts, numbers, shown
 from .options import OwnDataConfig, SplitOptions, existing
 
-KEYS = ("values", "times", "lengths", "labels")
-
 
 class ArraysSplit(SplitOptions):
     """``ratios`` (default) or ``key``: an array of train/val/test per series."""
