@@ -174,10 +174,10 @@ def test_merge_rule():
     assert merge(old[:1], [_record(1, "x", 2)], "r1")[0][0].run_id == "a"  # a tie keeps it
 
 
-def test_kept_checkpoints_where_protocols_select_differently():
+def test_kept_checkpoints_where_runs_select_by_another_metric_than_reported():
     """Per seed and protocol: the metric that kept the checkpoint, its epoch, the selecting
     metrics there as logged and the test value in the paper's unit; no table where every record
-    selects by one metric or names no checkpoint."""
+    selects by the reported metric or names no checkpoint."""
     entry = "irie2022/table1/sepsis-oi/cde-hebb"
 
     def rec(variant, select, epoch, accuracy, auc, value):
@@ -197,7 +197,11 @@ def test_kept_checkpoints_where_protocols_select_differently():
     assert lines[-2] == ("Runs that kept the checkpoint of epoch 1 (the model after one epoch of "
                          "training): 1 of the 1 runs kept by val/accuracy, 0 of the 1 runs kept "
                          "by val/auc.")
-    assert kept.table(load_registry(), {entry: both[entry]}) == []
+    alone = kept.table(load_registry(), {entry: both[entry]})
+    assert alone[-2] == ("Runs that kept the checkpoint of epoch 1 (the model after one epoch of "
+                         "training): 1 of the 1 runs kept by val/accuracy.")
+    by_auc = f"{entry}@auc-selection"
+    assert kept.table(load_registry(), {by_auc: both[by_auc]}) == []
     unnamed = {k: [dataclasses.replace(r, kept_epoch=None) for r in v] for k, v in both.items()}
     assert kept.table(load_registry(), unnamed) == []
 

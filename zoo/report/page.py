@@ -5,8 +5,8 @@ The section is what lies between :data:`BEGIN` and :data:`END`; the rest of the 
 touched. Per registry table: the entries with records (paper, ours over the recorded seeds with n
 and epochs, ours − paper and the verdict of :mod:`.table`, seconds per epoch and device; a row per
 recorded variant of the protocol after the entry's), a plot of them (:mod:`.plot`, written beside
-the records), then the entries without records; the checkpoint each seed kept where protocols
-select it differently (:mod:`.kept`); the cost table.
+the records), then the entries without records; the checkpoint each seed kept where runs select
+it by another metric than the reported one (:mod:`.kept`); the cost table.
 """
 
 from __future__ import annotations
