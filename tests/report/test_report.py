@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import functools
 import math
+import re
+import socket
 
 import pytest
 from mlflow import MlflowClient
@@ -19,6 +21,7 @@ from zoo.tracking.params import chunks, flatten
 
 SPEECH, SEPSIS = "irie2022/table1/speech/cde-delta", "irie2022/table1/sepsis-oi/cde-delta"
 NO_OI = "irie2022/table1/sepsis-no-oi/cde-delta"
+OJA = "irie2022/table1/speech/cde-oja"
 EPOCHS_3 = "train.epochs=3 (recipe 500)"  # the speech recipe trains 500 epochs
 
 
@@ -30,9 +33,13 @@ def resolved(entry_id: str, overrides: tuple[str, ...] = ()):
 
 
 def log_run(client, exp, entry_id, metrics, seed, start, status="FINISHED", smoke=False,
-            partial=None, overrides=(), params=True):
-    """A run as the runner leaves it: tags, the resolved spec as params, metrics, status."""
+            partial=None, overrides=(), params=True, epochs=(), owner=None):
+    """A run as the runner leaves it: tags, the resolved spec as params, metrics (and
+    ``time/epoch_seconds`` at each of ``epochs``), status (RUNNING: left open, as a live or a
+    killed process leaves it)."""
     tags = {"zoo.reproduces": entry_id, "zoo.seed": str(seed), "zoo.smoke": str(smoke).lower()}
+    if owner:
+        tags["zoo.owner"] = owner
     if partial:
         tags["zoo.partial_data"] = partial
     run = client.create_run(exp, start_time=start, tags=tags)
@@ -44,7 +51,10 @@ def log_run(client, exp, entry_id, metrics, seed, start, status="FINISHED", smok
             client.log_batch(run_id, params=[Param(k, v) for k, v in batch.items()])
     for key, value in metrics.items():
         client.log_metric(run_id, key, value)
-    client.set_terminated(run_id, status)
+    for step in epochs:
+        client.log_metric(run_id, "time/epoch_seconds", 1.0, step=step)
+    if status != "RUNNING":
+        client.set_terminated(run_id, status)
     return run_id
 
 
@@ -60,11 +70,18 @@ def store(tmp_path_factory):
     log(SPEECH, {"test/accuracy": 0.90}, seed=1, start=2001)
     log(SPEECH, {"test/accuracy": 0.91}, seed=2, start=2002,
         overrides=("tracking.experiment=elsewhere", "tracking.run_name=mine"))
-    three = log(SPEECH, {"test/accuracy": 0.89}, seed=3, start=2003)
-    for step in (1, 120):  # stopped early, after epoch 120
-        client.log_metric(three, "time/epoch_seconds", 1.0, step=step)
+    log(SPEECH, {"test/accuracy": 0.89}, seed=3, start=2003, epochs=(1, 120))  # stopped early
     log(SPEECH, {"test/accuracy": 0.0}, seed=4, start=3000, smoke=True)
-    log(SPEECH, {"test/accuracy": 0.0}, seed=5, start=3001, status="FAILED")
+    log(SPEECH, {}, seed=5, start=3001, status="FAILED")
+    # speech Oja CDE: nothing finished; seed 1 RUNNING after epoch 7, its process gone from this
+    # host; seed 2 interrupted; seed 3 RUNNING from another host; a smoke run and a 3-epoch run
+    # interrupted (neither is the recipe's, so neither is named)
+    dead = f"{socket.gethostname()}:{2**31 - 1}"
+    log(OJA, {}, seed=1, start=5000, status="RUNNING", epochs=range(1, 8), owner=dead)
+    log(OJA, {}, seed=2, start=5001, status="KILLED", epochs=(1, 2))
+    log(OJA, {}, seed=3, start=5002, status="RUNNING", epochs=(1,), owner="elsewhere:12")
+    log(OJA, {}, seed=4, start=5003, status="KILLED", smoke=True, epochs=(1,))
+    log(OJA, {}, seed=5, start=5004, status="KILLED", overrides=["train.epochs=3"], epochs=(1,))
     # speech, other specs: 3 epochs (seed 2 twice), 3 epochs and another lr, no spec logged
     log(SPEECH, {"test/accuracy": 0.50}, seed=2, start=3500, overrides=["train.epochs=3"])
     log(SPEECH, {"test/accuracy": 0.902}, seed=1, start=4000, overrides=["train.epochs=3"])
@@ -120,7 +137,14 @@ def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     assert float(sepsis["diff"]) == pytest.approx(-9.9)
     assert sepsis["within"] == "False" and sepsis["ours_n"] == "2" and sepsis["epochs"] == "200"
     assert sepsis["partial_data"] == "setA only (20336 of 40336 stays)"
-    assert rows["irie2022/table1/speech/cde-oja"]["ours_mean"] == ""
+    assert rows[OJA]["ours_mean"] == ""
+    run = r"\(run [0-9a-f]{32}\)"
+    assert re.fullmatch(rf"seed 5 before its first epoch of 500, FAILED {run}",
+                        speech["unfinished"])
+    assert re.fullmatch(rf"seed 1 at epoch 7 of 500, RUNNING but its process is gone {run}; "
+                        rf"seed 2 at epoch 2 of 500, KILLED {run}; "
+                        rf"seed 3 at epoch 1 of 500, RUNNING {run}", rows[OJA]["unfinished"])
+    assert sepsis["unfinished"] == ""
 
     [line] = lines(stdout, "CDE: Delta", "Speech", "(n=5)")
     assert "90.2 ± 0.2 (n=5)" in line and "90.0 ± 0.8 (n=3)  120–500" in line and "-0.2" in line
@@ -129,7 +153,14 @@ def test_report_side_by_side(store, tmp_path, monkeypatch, capsys):
     assert "81.0 ± 1.0 (n=2)  200" in line and "no" in line and "partial: setA only" in line
     # 21 recipes without runs, and every shipped variant of the table (none has runs here)
     variants = list((REPO / "specs/irie2022/table1").rglob("*.*.yaml"))
-    assert variants and stdout.count("not run") == 21 + len(variants)
+    assert variants and stdout.count("not run") == 20 + len(variants)
+    [line] = lines(stdout, "CDE: Oja", "Speech", "(n=5)")
+    assert line.split()[-2:] == ["finished", "500"]  # ours: not finished; no diff, no verdict
+    [note] = lines(stdout, "CDE: Oja · Speech: not finished, not counted: ")
+    assert re.search(r"seed 1 at epoch 7 of 500, RUNNING but its process is gone \(run \w+\); "
+                     r"seed 2 at epoch 2 of 500, KILLED \(run \w+\); seed 3 at epoch 1 of 500, "
+                     r"RUNNING \(run \w+\)$", note)
+    assert lines(stdout, "CDE: Delta · Speech: not finished, not counted: seed 5 before")
     [line] = lines(stdout, "direct NODE: Hebb [auc-selection]", "Sepsis no-OI")
     assert "82.9 ± 0.7 (n=5)  not run" in line
     assert "per seed, the newest finished run (latest start) counts" in stdout

@@ -116,7 +116,7 @@ def _group(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..report.collect import collect, open_store
+    from ..report.collect import collect, open_store, unfinished
     from ..report.export import export
     from ..report.recipes import load_recipes
     from ..report.render import as_text, write_files
@@ -144,7 +144,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         print("\n".join(export(uri, entries, recipes, args.export, args.timings)))
         return 0
     folder = _writable(args.output_dir, "--output-dir")
-    rows = compare(entries, collect(uri, entries, recipes), recipes)
+    rows = compare(entries, collect(uri, entries, recipes), recipes,
+                   unfinished(uri, entries, recipes))
     for key in dict.fromkeys(r.entry.key for r in rows):
         table_rows = [r for r in rows if r.entry.key == key]
         title = f"{key}: {registry.captions[key]}"

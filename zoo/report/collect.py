@@ -5,7 +5,8 @@ entry, and logged ``test/<metric>`` for that entry's metric. Every such run is k
 its resolved spec changes from the recipe it names (the entry's, or the variant's its spec
 sets; see :mod:`.recipes`); which runs count
 is decided in :mod:`.table`. Values are converted to the paper's units (e.g. accuracy fraction ×
-100 = %).
+100 = %). The recipe's runs that have not finished (running, interrupted or failed) are read
+apart (:func:`unfinished`): they count for nothing, and the report names them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.published import Entry
-from ..results.runs import finished_runs
+from ..results.runs import finished_runs, store_runs
+from ..tracking import owner
 from ..tracking.mlflow_run import check_store, open_client
 from .recipes import (EPOCHS, Recipe, changed_keys, comparable, differences, recipe_key, unset,
                       variant_of)
@@ -40,6 +42,18 @@ class Measurement:
     changed: tuple[str, ...] = ()  # the keys its spec changes from the recipe (when logged)
     trained: int | None = None  # epochs trained (:func:`trained_epochs`)
     epoch_seconds: float | None = None  # mean of its logged ``time/epoch_seconds``
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A non-smoke run of an entry's recipe (or of a shipped variant) that has not finished."""
+
+    run_id: str
+    seed: str | None
+    status: str  # as the store has it: RUNNING, KILLED or FAILED (SCHEDULED: not started)
+    variant: str | None
+    trained: int | None  # the last epoch it logged (None: none yet)
+    gone: bool = False  # RUNNING, but the process that wrote it (``zoo.owner``) is gone
 
 
 def open_store(uri: str) -> None:
@@ -95,4 +109,27 @@ def collect(uri: str, entries: list[Entry],
             tuple(changed_keys(params, recipe)) if recipe and comparable(params) else (),
             trained_epochs(run, history),
             round(statistics.fmean(h.value for h in history), 3) if history else None))
+    return found
+
+
+def unfinished(uri: str, entries: list[Entry],
+               recipes: dict[str, Recipe]) -> dict[str, list[Unfinished]]:
+    """Per entry id with any, its recipe's and shipped variants' runs that are not FINISHED,
+    oldest first."""
+    client = open_client(uri)
+    ids = {e.id for e in entries}
+    found: dict[str, list[Unfinished]] = {}
+    for run in store_runs(uri, "tags.`zoo.reproduces` LIKE '%' and "
+                               "attributes.status != 'FINISHED'"):
+        tags, params = run.data.tags, run.data.params
+        entry_id, variant = tags.get("zoo.reproduces", ""), variant_of(params)
+        if (entry_id not in ids or tags.get("zoo.smoke") == "true"
+                or differences(params, recipes.get(recipe_key(entry_id, variant))) is not None):
+            continue
+        history = client.get_metric_history(run.info.run_id, EPOCH_SECONDS)
+        status = run.info.status
+        found.setdefault(entry_id, []).insert(0, Unfinished(
+            run.info.run_id, tags.get("zoo.seed"), status, variant,
+            max((h.step for h in history), default=None),
+            status == "RUNNING" and owner.alive(tags.get(owner.TAG)) is False))
     return found

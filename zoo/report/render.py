@@ -54,6 +54,16 @@ def _unused(row: Row) -> str:
                      for seed, k in row.unused)
 
 
+def _unfinished(row: Row) -> str:
+    """``seed 1 at epoch 70 of 200, RUNNING (run ID); ...`` (empty when none)."""
+    return "; ".join(
+        f"seed {u.seed} "
+        + ("before its first epoch" if u.trained is None else f"at epoch {u.trained}")
+        + ("" if row.epochs is None else f" of {row.epochs}")
+        + f", {u.status}{' but its process is gone' if u.gone else ''} (run {u.run_id})"
+        for u in row.unfinished)
+
+
 def span(epochs: list[int | None] | tuple[int | None, ...]) -> str:
     """``200 epochs``, ``120–200 epochs`` when the runs differ, ``untrained`` when none
     trained."""
@@ -81,7 +91,8 @@ def cells(row: Row) -> dict[str, str]:
     return {
         "id": e.id, "row": label(row), "column": e.column,
         "unit": e.metric.unit, "paper": paper,
-        "ours": "not run" if ours is None else stats_text(ours.mean, ours.std, ours.n, places),
+        "ours": (stats_text(ours.mean, ours.std, ours.n, places) if ours is not None
+                 else "not finished" if row.unfinished else "not run"),
         "epochs": _epochs(row),
         "diff": "" if row.diff is None else f"{row.diff:+.{places}f}",
         "within": "" if ours is None else verdict,
@@ -95,12 +106,15 @@ _SHOWN_APART = ["row", "column", "unit", "ours", "epochs", "differs", "data"]
 
 
 def _notes(rows: list[Row]) -> list[str]:
-    """The counting rule, then one line per row with runs not used."""
+    """The counting rule, then one line per row with runs not used, and one per row with runs
+    not finished."""
     notes = [COUNTED + "."]
     for r in rows:
+        name = f"{label(r)} · {r.entry.column}"
         if r.unused:
-            name = f"{label(r)} · {r.entry.column}"
             notes.append(f"{name}{f' [{r.differs}]' if r.differs else ''}: {_unused(r)}")
+        if r.unfinished:
+            notes.append(f"{name}: not finished, not counted: {_unfinished(r)}")
     return notes
 
 
@@ -150,7 +164,7 @@ def as_csv(rows: list[Row]) -> str:
     writer.writerow(["id", "variant", "paper", "table", "row", "column", "metric", "unit",
                      "paper_mean", "paper_std", "paper_n", "paper_bound", "ours_mean",
                      "ours_std", "ours_n", "epochs", "epochs_trained", "diff", "within",
-                     "partial_data", "differs", "not_used", "run_ids"])
+                     "partial_data", "differs", "not_used", "run_ids", "unfinished"])
     for r in rows:
         e, o = r.entry, r.ours
         writer.writerow([e.id, _blank(r.variant), e.paper, e.table, e.row, e.column,
@@ -159,7 +173,7 @@ def as_csv(rows: list[Row]) -> str:
                          _blank(o and o.mean), _blank(o and o.std), _blank(o and o.n),
                          _blank(r.epochs), " ".join(map(_blank, r.trained)), _blank(r.diff),
                          _blank(r.within), _blank(r.partial),
-                         _blank(r.differs), _unused(r), " ".join(r.runs)])
+                         _blank(r.differs), _unused(r), " ".join(r.runs), _unfinished(r)])
     return out.getvalue()
 
 

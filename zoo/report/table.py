@@ -5,6 +5,7 @@ variant of the recipe (another reading of the paper's protocol) a row of their o
 the same published number; runs with any other spec are grouped by configuration into rows of their
 own, labelled with what differs, and get neither a diff nor a verdict. Within a row each seed
 counts once: its newest run (the one that started last); the others are counted as not used.
+The row's runs that have not finished are named with it and count for nothing.
 
 *Within the paper's spread* means ``|ours - paper| <= 2 x paper std``: our mean lies within two of
 the paper's seed standard deviations of its mean. Where the paper prints only a bound (``< 65``)
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..results.published import Entry
-from .collect import Measurement
+from .collect import Measurement, Unfinished
 from .recipes import Recipe, recipe_key, variants
 
 SPREAD = 2.0
@@ -45,6 +46,7 @@ class Row:
     unused: tuple[tuple[str | None, int], ...] = ()  # (seed, runs of it not used)
     variant: str | None = None  # the recipe's variant this row counts (None: the recipe)
     trained: tuple[int | None, ...] = ()  # epochs each run of ``runs`` trained (None: untrained)
+    unfinished: tuple[Unfinished, ...] = ()  # its spec's runs not finished (not counted)
 
     @property
     def diff(self) -> float | None:
@@ -96,17 +98,19 @@ def _row(entry: Entry, runs: list[Measurement], epochs: int | None,
 
 
 def compare(entries: list[Entry], found: dict[str, list[Measurement]],
-            recipes: dict[str, Recipe]) -> list[Row]:
-    """Per entry in registry order: the recipe row, a row per shipped variant, then one row per
-    other configuration."""
+            recipes: dict[str, Recipe],
+            unfinished: dict[str, list[Unfinished]] | None = None) -> list[Row]:
+    """Per entry in registry order: the recipe row, a row per shipped variant (each with its
+    ``unfinished`` runs), then one row per other configuration."""
     rows = []
     for entry in entries:
         runs = found.get(entry.id, [])
         for variant in [None, *variants(entry.id, recipes)]:
             recipe = recipes.get(recipe_key(entry.id, variant))
-            rows.append(_row(entry, [m for m in runs if m.differs is None
-                                     and m.variant == variant],
-                             recipe and recipe.epochs, None, variant))
+            row = _row(entry, [m for m in runs if m.differs is None and m.variant == variant],
+                       recipe and recipe.epochs, None, variant)
+            rows.append(replace(row, unfinished=tuple(
+                u for u in (unfinished or {}).get(entry.id, []) if u.variant == variant)))
         apart: dict[str, list[Measurement]] = {}
         for m in runs:
             if m.differs is not None:
