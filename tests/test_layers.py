@@ -40,7 +40,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("build_context",),  # what a field needs to build itself
     ("series", "dense", "tracking", "located_yaml"),  # data as tensors; dense layers; MLflow
     # logging; YAML with the location of every value
-    ("errors", "limits", "suggest", "filemodes", "tables", "version"),  # shared basics
+    ("errors", "limits", "suggest", "filemodes", "tables", "durations", "version"),  # shared
+    # basics
 )
 
 #: (importer, imported): reason. The only imports allowed against the layers.

@@ -174,3 +174,11 @@ def test_progress_lines_at_evaluated_epochs_at_most_every_so_often(monkeypatch):
     progress_lines(said.append, "mse", every_s=0.0)({**{"epoch": 2, "train/loss": 1.0},
                                                      "val/loss": 2.0, "time/epoch_seconds": 3.0})
     assert said[-1] == "epoch 2, train/loss 1.0000 (3.0 s/epoch)"  # no val/mse recorded
+    of_200 = progress_lines(said.append, "auc", epochs=200, every_s=0.0)
+    for n, seconds in ((71, 83.2), (170, 83.2), (199, 30.0)):
+        of_200({"epoch": n, "train/loss": 0.5, "val/loss": 0.3, "val/auc": 0.84,
+                "time/epoch_seconds": seconds})
+    assert said[-3:] == [
+        "epoch 71/200, train/loss 0.5000, val/auc 0.8400 (83.2 s/epoch, ≤ 3.0 h left)",
+        "epoch 170/200, train/loss 0.5000, val/auc 0.8400 (83.2 s/epoch, ≤ 42 min left)",
+        "epoch 199/200, train/loss 0.5000, val/auc 0.8400 (30.0 s/epoch, ≤ 30 s left)"]

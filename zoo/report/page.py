@@ -15,6 +15,7 @@ import os
 import statistics
 from pathlib import Path
 
+from ..durations import duration
 from ..errors import InputError
 from ..results.published import Registry
 from . import kept
@@ -64,18 +65,12 @@ def _line(row: Row, mine: list[Record]) -> str:
     return markdown_row(text)
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
-
-
 def _durations(full: list[Record]) -> str:
     """The seeds' training times (epochs × seconds per epoch): ``12 s`` for one seed, ``12 s
     each`` when they agree as printed, else the fastest to the slowest (seeds run on machines of
     other speed or load)."""
     shown = sorted(r.epoch_seconds * r.epochs for r in full)
-    low, high = _duration(shown[0]), _duration(shown[-1])
+    low, high = duration(shown[0]), duration(shown[-1])
     if low != high:
         return f"{low} to {high}"
     return f"{low} each" if len(shown) > 1 else low
@@ -128,7 +123,7 @@ def _recipe_seed(timed: list[Record], recipe: Recipe | None) -> str:
         return "–"
     bound = "≤ " * recipe.stops_early
     epochs = f"{bound}{recipe.epochs} epochs{' (stops early)' * recipe.stops_early}"
-    return f"{epochs}: " + _by_threads(timed, lambda s: bound + _duration(recipe.epochs * s))
+    return f"{epochs}: " + _by_threads(timed, lambda s: bound + duration(recipe.epochs * s))
 
 
 def _on(device: str, records: list[Record]) -> list[Record]:

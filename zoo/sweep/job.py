@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..durations import duration
 from ..tracking.deferred_interrupt import Terminated, exit_code
 
 
@@ -28,6 +29,7 @@ class Job:
     reproduces: str | None
     metric: str
     smoke: bool
+    epochs: int | None = None  # the spec's train.epochs (the most it trains), for progress lines
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,12 @@ def worker_signals() -> None:
         signal.signal(signum, _on_signal)
 
 
-def progress_lines(say: Callable[[str], None], metric: str,
+def progress_lines(say: Callable[[str], None], metric: str, epochs: int | None = None,
                    every_s: float = PROGRESS_EVERY_S) -> Callable[[dict], None]:
     """A run's watch that says how far it is, at its evaluated epochs (those that log
-    ``val/loss``), at most once every ``every_s`` seconds: the epoch, training loss, validation
-    ``metric`` and seconds per epoch."""
+    ``val/loss``), at most once every ``every_s`` seconds: the epoch (of ``epochs``), training
+    loss, validation ``metric``, seconds per epoch and, given ``epochs``, the time the epochs
+    left would take at that rate (at most: a recipe may stop early)."""
     last = -math.inf
 
     def watch(record: dict) -> None:
@@ -77,10 +80,13 @@ def progress_lines(say: Callable[[str], None], metric: str,
         if "val/loss" not in record or time.monotonic() - last < every_s:
             return
         last = time.monotonic()
-        shown = [f"epoch {record['epoch']}", f"train/loss {record['train/loss']:.4f}"]
+        epoch, seconds = record["epoch"], record["time/epoch_seconds"]
+        shown = [f"epoch {epoch}" + (f"/{epochs}" if epochs else ""),
+                 f"train/loss {record['train/loss']:.4f}"]
         if f"val/{metric}" in record:
             shown.append(f"val/{metric} {record[f'val/{metric}']:.4f}")
-        say(", ".join(shown) + f" ({record['time/epoch_seconds']:.1f} s/epoch)")
+        left = f", ≤ {duration((epochs - epoch) * seconds)} left" if epochs else ""
+        say(", ".join(shown) + f" ({seconds:.1f} s/epoch{left})")
 
     return watch
 
@@ -106,7 +112,7 @@ def execute(job: Job, tracking_uri: str, threads: int | None = None,
 
     opts = RunOptions(seed=job.seed, tracking_uri=tracking_uri, smoke=job.smoke,
                       progress=False, keep_freed_blocks=True,  # a worker process of its own
-                      say=say, watch=progress_lines(say, job.metric))
+                      say=say, watch=progress_lines(say, job.metric, job.epochs))
     try:
         _in_job = True
         if _stopping is not None:  # arrived just now, before the job could be interrupted

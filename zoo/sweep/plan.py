@@ -47,5 +47,6 @@ def plan(targets: list[str], seeds: list[int] | None, overrides: list[str],
         metric = spec.model.readout.default_metric[0]
         for seed in seeds or spec.train.seeds:
             jobs.append(Job(str(path.resolve()), tuple(overrides), seed, spec.name,
-                            spec_hash(spec), spec.reproduces, metric, smoke))
+                            spec_hash(spec), spec.reproduces, metric, smoke,
+                            None if smoke else spec.train.epochs))
     return jobs, uris
