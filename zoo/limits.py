@@ -27,6 +27,8 @@ MAX_BATCH = 2**20
 MAX_PARAMETERS = 2**30
 #: the seeds ``torch.manual_seed`` accepts (a 64-bit integer, signed or unsigned)
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
+#: the seeds NumPy's generators take (``RandomState``; ``default_rng`` refuses negative ones)
+NUMPY_SEED_MAX = 2**32 - 1
 
 
 def _at_most(limit: int, what: str, why: str) -> Callable[[int], int]:
@@ -43,6 +45,14 @@ def seed_in_range(value: int) -> int:
     if not SEED_MIN <= value <= SEED_MAX:
         raise ValueError(f"seed {value} is out of range: torch accepts seeds from {SEED_MIN} "
                          f"to {SEED_MAX} (-2**63 to 2**64 - 1)")
+    return value
+
+
+def numpy_seed_in_range(value: int) -> int:
+    """``value`` if NumPy accepts it as a seed, else a ValueError saying the range."""
+    if not 0 <= value <= NUMPY_SEED_MAX:
+        raise ValueError(f"seed {value} is out of range: NumPy accepts seeds from 0 to "
+                         f"{NUMPY_SEED_MAX} (2**32 - 1)")
     return value
 
 
@@ -63,3 +73,6 @@ BatchSize = Annotated[int, Field(gt=0, json_schema_extra={"maximum": MAX_BATCH})
 #: a seed handed to torch (``torch.manual_seed`` or ``torch.Generator.manual_seed``)
 Seed = Annotated[int, Field(json_schema_extra={"minimum": SEED_MIN, "maximum": SEED_MAX}),
                  AfterValidator(seed_in_range)]
+#: a seed handed to NumPy (``numpy.random.default_rng`` or ``RandomState``)
+NumpySeed = Annotated[int, Field(json_schema_extra={"minimum": 0, "maximum": NUMPY_SEED_MAX}),
+                      AfterValidator(numpy_seed_in_range)]

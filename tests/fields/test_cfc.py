@@ -237,7 +237,8 @@ def test_cfc_spec_needs_no_solver():
     ({"units": 10, "wiring": WIRINGS["ncp"][0]}, "has 11 neurons"),
     ({"units": 5, "wiring": {"kind": "auto_ncp", "output_size": 3}}, "less than units − 2"),
     ({"wiring": {**WIRINGS["ncp"][0], "motor_fanin": 5}}, "motor_fanin 5 is more than"),
-    ({"wiring": {"kind": "fully_connected", "seed": -1}}, "greater than or equal to 0"),
+    ({"wiring": {"kind": "fully_connected", "seed": -1}},
+     "seed -1 is out of range: NumPy accepts seeds from 0 to 4294967295"),
 ])
 def test_cfc_options_are_checked(options, message):
     with pytest.raises(ValidationError, match=message):

@@ -169,6 +169,46 @@ def test_seed_is_bounded_to_what_torch_accepts(write_spec, capsys):
         torch.Generator().manual_seed(spec.seed)  # the bounds are torch's
 
 
+def test_numpy_seeds_are_bounded_to_what_numpy_accepts(write_spec, capsys):
+    """The seeds handed to NumPy's generators (an own-data ratio split's, the ncps LTC cell's
+    polarities, a wiring's): 0 to 2**32 - 1 at validation, not a crash when the data loads or
+    the model is built."""
+    import numpy as np
+
+    table = ("data:\n  kind: table\n  path: series.csv\n  id: id\n  task: classify\n"
+             "  label: y\n  split: {seed: -1}\n")
+    path = write_spec(table + LSTM.split("\n", 1)[1])
+    assert only(path, capsys) == (
+        f"{path}:7:17: data.split.seed: seed -1 is out of range: NumPy accepts seeds from 0 to "
+        f"4294967295 (2**32 - 1)")
+    ltc = LSTM.replace("{kind: lstm, units: 8}", "{kind: ltc, cell: ncps, units: 8, erev_seed: X}")
+    ltc += "  solver: {kind: ltc_fused}\n"
+    path = write_spec(ltc.replace("X", str(2**32)))
+    assert only(path, capsys) == (
+        f"{path}:4:55: model.field.erev_seed: seed 4294967296 is out of range: NumPy accepts "
+        f"seeds from 0 to 4294967295 (2**32 - 1)")
+    for seed in (0, 2**32 - 1):
+        spec, _ = load_spec(write_spec(ltc.replace("X", str(seed))))
+        np.random.RandomState(spec.model.field.erev_seed)  # the bounds are NumPy's
+        np.random.default_rng(spec.model.field.erev_seed)
+    path = write_spec(SPEC + "search: {seed: -5, space: {train.optimizer.lr: {low: 0.001, "
+                             "high: 0.01}}}\n")  # Optuna's samplers seed NumPy
+    assert only(path, capsys) == (
+        f"{path}:13:16: search.seed: seed -5 is out of range: NumPy accepts seeds from 0 to "
+        f"4294967295 (2**32 - 1)")
+
+
+def test_sgd_refuses_adams_options_it_would_ignore(write_spec, capsys):
+    sgd = LSTM + "train:\n  optimizer: {kind: sgd, lr: 0.1, betas: [0.5, 0.9], eps: 0.1}\n"
+    path = write_spec(sgd)
+    assert only(path, capsys) == (
+        f"{path}:7:14: train.optimizer: sgd takes lr, lr_batch_scaling and weight_decay, not "
+        f"betas or eps (Adam's and AdamW's)")
+    resolved = sgd.replace("betas: [0.5, 0.9], eps: 0.1", "betas: [0.9, 0.999], eps: 1.0e-8")
+    spec, _ = load_spec(write_spec(resolved))  # the defaults, as a run's resolved spec has them
+    assert spec.train.optimizer.kind == "sgd"
+
+
 def test_run_seed_option_is_bounded_too(write_spec, capsys):
     path = write_spec(SPEC)
     with pytest.raises(SystemExit) as exit_:

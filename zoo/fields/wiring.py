@@ -27,13 +27,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
 
-from ..limits import Seed, Width
+from ..limits import NumpySeed, Width
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: a NumPy seed (``RandomState`` takes 0 … 2**32 − 1)
-WiringSeed = Annotated[Seed, Field(ge=0, le=2**32 - 1)]
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ class FullyConnectedWiring(_WiringOption):
     output_dim: Width | None = Field(None, description="output (motor) neurons, the first ones "
                                                        "(default: all)")
     self_connections: bool = Field(True, description="synapses from a neuron to itself")
-    seed: WiringSeed = Field(1111, description="seed of the polarities (ncps erev_init_seed)")
+    seed: NumpySeed = Field(1111, description="seed of the polarities (ncps erev_init_seed)")
 
     def neurons(self, units: int) -> int:
         if self.output_dim is not None and self.output_dim > units:
@@ -108,7 +106,7 @@ class NCPWiring(_WiringOption):
     recurrent_command_synapses: NonNegativeInt = Field(
         description="random command → command synapses")
     motor_fanin: Width = Field(description="command neurons reaching each motor neuron")
-    seed: WiringSeed = Field(22222, description="seed of the connections and polarities")
+    seed: NumpySeed = Field(22222, description="seed of the connections and polarities")
 
     @model_validator(mode="after")
     def _fan_sizes(self) -> NCPWiring:
@@ -175,7 +173,7 @@ class AutoNCPWiring(_WiringOption):
     kind: Literal["auto_ncp"] = "auto_ncp"
     output_size: Width = Field(description="motor neurons (outputs); less than units − 2")
     sparsity_level: float = Field(0.5, ge=0.1, le=1.0, description="0.1 (dense) … 1 (sparse)")
-    seed: WiringSeed = Field(22222, description="seed of the connections and polarities")
+    seed: NumpySeed = Field(22222, description="seed of the connections and polarities")
 
     def ncp(self, units: int) -> NCPWiring:
         """The NCP that ncps's ``AutoNCP(units, output_size, sparsity_level, seed)`` builds."""

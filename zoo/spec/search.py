@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
+from ..limits import NumpySeed
+
 Number = int | float
 #: grids larger than this are refused (a typo in a step, not a search)
 MAX_GRID = 100_000
@@ -93,8 +95,8 @@ class SearchSpec(BaseModel):
     pruner: Literal["median", "halving", "none"] = Field(
         "median", description="stop a trial whose validation metric falls behind the others' "
                               "at the same epoch (median) or by successive halving")
-    seed: int = Field(0, description="seed of the sampler (each trial trains with the spec's "
-                                     "seed)")
+    seed: NumpySeed = Field(0, description="seed of the sampler (each trial trains with the "
+                                           "spec's seed)")
     study: str | None = Field(None, description="study name (default: the spec's name)")
     storage: str | None = Field(None, description="SQLAlchemy URL of the Optuna database "
                                 "(default: optuna.db beside a SQLite run store)")

@@ -52,6 +52,19 @@ class OptimizerSpec(Section):
             raise ValueError(f"expects 2 values (β1, β2), got {len(value)}")
         return value
 
+    @model_validator(mode="after")
+    def _adam_options(self) -> OptimizerSpec:
+        """SGD has no moment estimates: ``betas`` or ``eps`` set away from their defaults with
+        it would be ignored, so they are refused (the defaults, as a resolved spec writes them,
+        pass)."""
+        defaults = type(self).model_fields
+        changed = [name for name in ("betas", "eps")
+                   if getattr(self, name) != defaults[name].default]
+        if self.kind == "sgd" and changed:
+            raise ValueError(f"sgd takes lr, lr_batch_scaling and weight_decay, not "
+                             f"{' or '.join(changed)} (Adam's and AdamW's)")
+        return self
+
 
 class ScheduleSpec(Section):
     """Learning-rate schedule: ``plateau`` is ReduceLROnPlateau on ``monitor``."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import registry
 from ..errors import InputError, PluginError, SpecError
-from ..limits import MAX_PARAMETERS, seed_in_range
+from ..limits import MAX_PARAMETERS, numpy_seed_in_range, seed_in_range
 from ..suggest import did_you_mean
 from .schema import PLUGIN_SECTIONS, spec_model
 from .sections import EPOCH_METRICS, TRAIN_EVAL
@@ -374,12 +374,13 @@ def _integer_options(config: BaseModel) -> Iterator[int]:
 
 
 def _is_seed(info: Any) -> bool:
-    """Whether a field is typed :data:`zoo.limits.Seed` (or ``Seed | None``)."""
+    """Whether a field is typed :data:`zoo.limits.Seed` or :data:`zoo.limits.NumpySeed` (or
+    either ``| None``)."""
     def marks(tp: Any) -> list:
         args = typing.get_args(tp)
         return [*getattr(tp, "__metadata__", ()), *(m for a in args for m in marks(a))]
 
-    return any(getattr(m, "func", None) is seed_in_range
+    return any(getattr(m, "func", None) in (seed_in_range, numpy_seed_in_range)
                for m in [*info.metadata, *marks(info.annotation)])
 
 

@@ -17,6 +17,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PositiveInt, ValidationInfo,
 
 from ...components import DatasetConfig
 from ...errors import InputError
+from ...limits import NumpySeed
 from ...series import DataBundle, TaskInfo
 from .cells import label_text
 
@@ -31,7 +32,8 @@ class SplitOptions(BaseModel):
     ratios: list[float] | None = Field(
         None, description="train, val, test shares summing to 1 (default 0.7, 0.15, 0.15); "
                           "stratified by class for per-series classification")
-    seed: int = Field(0, description="seed of the ratio split (independent of the run seed)")
+    seed: NumpySeed = Field(0, description="seed of the ratio split (independent of the run "
+                                           "seed)")
 
     #: the field naming a split column / array
     given: ClassVar[str] = ""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from pydantic import Field, PositiveFloat, model_validator
 
 from ...components import FieldConfig
-from ...limits import Layers, Seed, Width
+from ...limits import Layers, NumpySeed, Seed, Width
 from ..wiring import WiringOption, settle_units
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class LTCConfig(RecurrentFieldConfig):
         "softplus", description="ncps cell: positivity by softplus at run time or ReLU clipping")
     use_elapsed: bool = Field(False, description="ncps cell: fused step Δt/unfolds from the "
                                                  "elapsed times (else Δt = 1)")
-    erev_seed: Seed = Field(1111, description="ncps cell: seed of the wiring's polarities")
+    erev_seed: NumpySeed = Field(1111, description="ncps cell: seed of the wiring's polarities")
     wiring: WiringOption | None = Field(
         None, description="ncps cell: an ncps wiring (fully_connected, ncp, auto_ncp), as "
                           "ncps.torch.LTC(inputs, wiring); none: fully connected by erev_seed")
