@@ -180,3 +180,15 @@ class ReadoutConfig(ComponentConfig):
 
     #: metric that selects the checkpoint when ``train.select`` is not given, and its direction
     default_metric: ClassVar[tuple[str, str]] = ("loss", "min")
+
+    #: the names of its metrics that improve downwards (the others improve upwards)
+    minimised: ClassVar[frozenset[str]] = frozenset({"loss", "objective"})
+
+    def mode_of(self, metric: str) -> str:
+        """``min`` or ``max``: the direction in which ``metric`` (``val/mae``,
+        ``train_eval/loss``, ...) improves: :attr:`default_metric`'s for that metric, downwards
+        for the names in :attr:`minimised` and any other loss, else upwards."""
+        name = metric.rpartition("/")[2]
+        if name == self.default_metric[0]:
+            return self.default_metric[1]
+        return "min" if name in self.minimised or "loss" in name else "max"

@@ -20,6 +20,21 @@ def test_registered():
     assert RegressConfig.default_metric == ("mse", "min")
 
 
+def test_every_metric_improves_in_its_direction():
+    """The direction a checkpoint is selected by, and a search's default: error metrics and
+    losses down, scores up, under any prefix."""
+    from zoo.readouts.classify import ClassifyConfig
+
+    regress, binary, classify = RegressConfig(), BinaryConfig(), ClassifyConfig()
+    for metric in ("val/mse", "val/mae", "train_eval/mae", "val/loss", "val/objective"):
+        assert regress.mode_of(metric) == "min", metric
+    for metric in ("val/auc", "val/accuracy", "train_eval/average_precision"):
+        assert binary.mode_of(metric) == "max", metric
+    assert binary.mode_of("val/loss") == binary.mode_of("val/objective") == "min"
+    assert classify.mode_of("val/f1_macro") == classify.mode_of("val/f1") == "max"
+    assert classify.mode_of("val/nll_loss") == "min"  # an undeclared loss, as a plugin's
+
+
 def test_binary_head_and_weighted_loss():
     head = BinaryConfig().build(8, TaskInfo("binary", 1))
     assert head(torch.zeros(4, 8)).shape == (4, 1)

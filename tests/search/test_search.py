@@ -15,7 +15,7 @@ import optuna
 import pytest
 import yaml
 
-from conftest import store_runs, wait_for_first_epoch
+from conftest import REPO, store_runs, wait_for_first_epoch
 from results.cli import zoo
 from zoo.runner import RunOptions, Stopped, run
 from zoo.spec.validate import load_spec
@@ -130,6 +130,19 @@ def test_a_spec_without_search_is_one_message(write_spec, tiny_spec, tmp_path, m
                monkeypatch)
     assert code == 2 and "no search: section" in capsys.readouterr().err
     assert not (tmp_path / "m.db").exists()
+
+
+def test_the_objective_improves_in_the_metrics_direction():
+    """Unless given, the direction is the run's selection's for its metric, else the readout's
+    for the metric searched: a regression's MAE is minimised, not maximised."""
+    cheetah = REPO / "specs/hasani2021/table6/half-cheetah/lstm.yaml"  # regress, select val/mse
+    space = "space: {train.optimizer.lr: {low: 0.0001, high: 0.01}}"
+    for metric, direction in (("val/mse", "minimize"), ("val/mae", "minimize"),
+                              ("val/loss", "minimize")):
+        spec, _ = load_spec(cheetah, [f"search={{metric: {metric}, {space}}}"])
+        assert spec.search.objective(spec) == (metric, direction)
+    spec, _ = load_spec(cheetah, [f"search={{metric: val/mae, direction: maximize, {space}}}"])
+    assert spec.search.objective(spec) == ("val/mae", "maximize")
 
 
 def test_grid_search_counts_its_grid(write_spec, tiny_spec):

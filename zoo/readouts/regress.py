@@ -33,6 +33,7 @@ class RegressConfig(ReadoutConfig):
     tasks: ClassVar[tuple[str, ...]] = ("regression",)
     default_metric: ClassVar[tuple[str, str]] = ("mse", "min")
     metric_names: ClassVar[tuple[str, ...]] = ("loss", "mse", "mae")
+    minimised: ClassVar[frozenset[str]] = ReadoutConfig.minimised | {"mse", "mae"}
 
     def build(self, features: int, task: TaskInfo) -> nn.Module:
         return self.linear(features, task.n_outputs)

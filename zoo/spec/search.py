@@ -152,14 +152,14 @@ class SearchSpec(BaseModel):
     def objective(self, spec: Any) -> tuple[str, str]:
         """The objective metric and ``maximize``/``minimize``: as the run selects its best
         epoch unless given."""
-        default, mode = spec.model.readout.default_metric
-        metric = self.metric or spec.train.select or f"val/{default}"
+        selected = spec.train.select or f"val/{spec.model.readout.default_metric[0]}"
+        metric = self.metric or selected
         if self.direction is not None:
             return metric, self.direction
-        if metric == (spec.train.select or f"val/{default}") and spec.train.select_mode:
+        if metric == selected and spec.train.select_mode:
             mode = spec.train.select_mode
-        elif not metric.endswith(f"/{default}"):
-            mode = "min" if "loss" in metric else "max"
+        else:
+            mode = spec.model.readout.mode_of(metric)
         return metric, "maximize" if mode == "max" else "minimize"
 
 

@@ -58,10 +58,8 @@ class Trainer:
         self.model, self.splits, self.device, self.dtype = model, splits, device, dtype
         self.train_spec = model.spec.train
         readout = model.spec.model.readout
-        metric, mode = readout.default_metric
-        self.select = self.train_spec.select or f"val/{metric}"
-        self.select_mode = self.train_spec.select_mode or (
-            mode if self.select.endswith(metric) else "min" if "loss" in self.select else "max")
+        self.select = self.train_spec.select or f"val/{readout.default_metric[0]}"
+        self.select_mode = self.train_spec.select_mode or readout.mode_of(self.select)
         self.optimizer = make_optimizer(model, self.train_spec)
         self.scheduler = make_scheduler(self.optimizer, self.train_spec)
         scale_output_gradients(model, self.train_spec.output_grad_scale)
