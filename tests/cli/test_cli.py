@@ -63,6 +63,21 @@ def test_a_bad_spec_is_reported_before_torch_and_mlflow_load(command, write_spec
     assert "train.epochs" in out.stderr
 
 
+@pytest.mark.parametrize("command", ["sweep", "search"])
+@pytest.mark.parametrize("options,message", [
+    (["--address", "127.0.0.1:1"], "--address needs --executor ray"),
+    (["--workers", "0"], "--workers must be at least 1")])
+def test_executor_options_that_contradict_are_one_message(command, options, message, write_spec,
+                                                          tiny_spec, tmp_path, monkeypatch,
+                                                          capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec({**tiny_spec, "search": {"space": {"train.optimizer.lr": {
+        "low": 0.001, "high": 0.01}}}})
+    assert main([command, str(spec), *options]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [spec.name]  # nothing written
+
+
 def test_schema_contains_every_installed_component(tmp_path, capsys):
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)

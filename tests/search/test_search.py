@@ -132,6 +132,23 @@ def test_a_spec_without_search_is_one_message(write_spec, tiny_spec, tmp_path, m
     assert not (tmp_path / "m.db").exists()
 
 
+def test_the_best_spec_keeps_the_training_overrides_and_no_search(write_spec, tiny_spec,
+                                                                   tmp_path):
+    """``-o`` overrides of the search itself (``search.trials=50``) stay out of the best spec,
+    which would otherwise inherit a search: section; those of the training stay in."""
+    from types import SimpleNamespace
+
+    from zoo.search.driver import write_best_spec
+
+    spec = write_spec(searched(tiny_spec, trials=3), "tiny.yaml")
+    best = SimpleNamespace(number=4, value=0.75, params={"model.field.hidden": 12})
+    out = write_best_spec(spec, ["train.epochs=2", "search.trials=50", " search = {trials: 5}"],
+                          best, "val/accuracy", tmp_path / "tiny.best.yaml")
+    written, _ = load_spec(out)
+    assert written.search is None and written.train.epochs == 2
+    assert written.model.field.hidden == 12
+
+
 def test_the_objective_improves_in_the_metrics_direction():
     """Unless given, the direction is the run's selection's for its metric, else the readout's
     for the metric searched: a regression's MAE is minimised, not maximised."""

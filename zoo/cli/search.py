@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import InputError
-from .sweep import add_executor_options
+from .sweep import add_executor_options, check_executor_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,8 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     from ..spec.validate import load_spec
 
-    if args.workers < 1:
-        raise InputError("--workers must be at least 1")
+    check_executor_options(args)
     load_spec(args.spec, args.override)  # a bad spec is reported before torch and MLflow load
 
     from ..search.driver import SearchOptions, search

@@ -45,13 +45,19 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
                         f"cluster has GPUs, so one {unit} per GPU, else 0)")
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..sweep.plan import parse_seeds, plan
-
+def check_executor_options(args: argparse.Namespace) -> None:
+    """``--workers`` below 1, or options of :func:`add_executor_options` that contradict each
+    other: one message, before anything runs."""
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers must be at least 1")
     if args.address and args.executor != "ray":
         raise InputError("--address needs --executor ray")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..sweep.plan import parse_seeds, plan
+
+    check_executor_options(args)
     if args.threads and args.executor == "ray":
         raise InputError("--threads is for local runs; a Ray run has --cpus-per-run threads")
     seeds = parse_seeds(args.seeds) if args.seeds else None

@@ -152,13 +152,15 @@ def summarise(study, spec: Any, tracker: MlflowRun, spec_path: Path, opts: Searc
 
 def write_best_spec(spec_path: Path, overrides: list[str], best, metric: str, out: Path) -> Path:
     """A spec that extends the searched one with the best trial's values (and the command
-    line's overrides), without its search: ``zoo run`` and ``zoo sweep`` take it."""
+    line's overrides but those of the search itself), without its search: ``zoo run`` and
+    ``zoo sweep`` take it."""
     from ..located_yaml import Loc, Source
     from ..spec.validate import apply_overrides
     from .study import as_overrides
 
+    trained = [o for o in overrides if o.partition("=")[0].strip().split(".")[0] != "search"]
     src = Source({}, {}, {}, Loc(str(out), 0, 0))
-    apply_overrides(src, [*overrides, *as_overrides(best.params)])
+    apply_overrides(src, [*trained, *as_overrides(best.params)])
     relative = os.path.relpath(spec_path.resolve(), out.resolve().parent)
     header = (f"# the best trial ({best.number}) of a search of {spec_path.name}: {metric} "
               f"{best.value:.6g}\n")
