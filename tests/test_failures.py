@@ -212,7 +212,7 @@ from typing import Literal
 
 from torch import nn
 
-from zoo.components import DatasetConfig, FieldConfig
+from zoo.components import DatasetConfig, FieldConfig, SolverConfig
 from zoo.fields.config import NCDEConfig
 
 
@@ -250,6 +250,12 @@ class NoBuildConfig(FieldConfig):
 
 class RivalNCDEConfig(NCDEConfig):
     """A plugin's own 'ncde'."""
+
+
+class NoKwargsConfig(SolverConfig):
+    """A solver that does not say how to call odeint."""
+
+    kind: Literal["no_kwargs"] = "no_kwargs"
 '''
 
 
@@ -263,6 +269,7 @@ def plugin_site(tmp_path):
                        "misplaced": "failplug:MisplacedConfig",
                        "no_build": "failplug:NoBuildConfig",
                        "ncde": "failplug:RivalNCDEConfig"})
+    fake_distribution(site, "fail-solver", "zoo.solvers", {"no_kwargs": "failplug:NoKwargsConfig"})
     return site
 
 
@@ -308,6 +315,9 @@ def test_a_plugin_missing_a_contract_method_is_reported(installed):
     assert entry.description == ("BROKEN: TypeError: failplug:NoBuildConfig does not implement "
                                  "build of zoo.components.FieldConfig")
     assert "ncde" in registry.loadable("fields")  # the others still load
+    entry = registry.entries("solvers")["no_kwargs"]  # a solver is called through odeint_kwargs
+    assert entry.description == ("BROKEN: TypeError: failplug:NoKwargsConfig does not implement "
+                                 "odeint_kwargs of zoo.components.SolverConfig")
 
 
 @pytest.mark.parametrize("kind, problem", [

@@ -126,6 +126,11 @@ class SolverConfig(ComponentConfig):
     #: whether the continuous adjoint can be used with it
     supports_adjoint: ClassVar[bool] = True
 
+    @abstractmethod
+    def odeint_kwargs(self, t: torch.Tensor) -> dict[str, Any]:
+        """The keyword arguments of a torchdiffeq ``odeint`` over the times ``t`` (``method``,
+        ``options``, ``rtol``, ``atol``), which the backprop mode passes on."""
+
 
 class BackpropConfig(ComponentConfig):
     """How gradients flow through the solve (through the solver steps, or a continuous adjoint)."""

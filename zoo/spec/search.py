@@ -88,7 +88,8 @@ class SearchSpec(BaseModel):
     metric: str | None = Field(None, description="objective, a validation metric the run "
                                "records (default: train.select, else the readout's)")
     direction: Literal["maximize", "minimize"] | None = Field(
-        None, description="default: as the run selects its best epoch by the metric")
+        None, description="default: the run's select_mode for its selection metric, else the "
+                          "direction the metric improves in")
     trials: PositiveInt | None = Field(None, description="trials in all, across resumes and "
                                        "workers (default 20; the grid's size for grid)")
     sampler: Literal["tpe", "random", "grid"] = "tpe"

@@ -180,7 +180,7 @@ def _subset_where(where: Callable[[int], str], keep: np.ndarray) -> Callable[[in
 
 
 def ratio_split(n: int, strata: np.ndarray | None, shares, seed: int) -> np.ndarray:
-    """Split codes (n,): round(n·share) series per split, each stratum spread evenly.
+    """Split codes (n,): cut at round(n·cumulative share), each stratum spread evenly.
 
     Each stratum is shuffled (seeded) and its members get evenly spaced positions in (0, 1);
     all series ordered by position (random ties) are cut at the cumulative shares.
