@@ -108,7 +108,7 @@ def test_a_worker_killed_outright_fails_only_its_own_run(write_spec, tiny_spec, 
     assert f"tiny seed {seed}: worker process killed by SIGKILL (as the out-of-memory " in out
     assert "3 runs: 2 finished, 1 failed" in out
     for n in "123":  # each run said how far it was
-        assert f"[tiny seed {n}] epoch 1, train/loss " in err
+        assert f"[tiny seed {n}] epoch 1/40, train/loss " in err
     assert f"tiny  {seed}     failed    {killed}" in out  # the run it left, in the table
     _, runs = store_runs(uri)
     status = {r.data.tags["zoo.seed"]: r.info.status for r in runs}
