@@ -111,6 +111,10 @@ def test_resume_refuses_a_run_another_process_is_training(write_spec, tiny_spec,
         assert code == 2, err
         assert f"process {proc.pid} on this host is still training it" in err
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+        code = main(["run", "--resume", run_id, "--force", "--no-progress", "--tracking-uri",
+                     uri])
+        err = capsys.readouterr().err
+        assert code == 2 and f"process {proc.pid} on this host is still training it" in err
         client = MlflowClient(uri)
         run = client.get_run(run_id)
         assert run.info.status == "RUNNING"

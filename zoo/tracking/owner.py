@@ -2,8 +2,8 @@
 
 Every run records its writer in the tag ``zoo.owner`` as ``host:pid``. A RUNNING run is taken
 over only when its writer is known to be gone (a process of this host that no longer exists),
-or with ``--force`` when zoo cannot tell (another host, or no tag); so two processes never write
-one run, which would log its epochs twice.
+or with ``--force`` when zoo cannot tell (another host, or no tag); a writer alive on this host is
+never overridden. So two processes never write one run, which would log its epochs twice.
 """
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ def check_resumable(run_id: str, status: str, owner: str | None, force: bool) ->
     state = alive(owner)
     if state is False:
         return f"run {run_id} was left RUNNING by process {pid}, which has ended; resuming it"
-    if force:
-        return f"--force: taking over run {run_id} from {owner or 'an unrecorded process'}"
     if state:
+        unforced = " (--force takes over only a run whose writer zoo cannot check)" if force else ""
         raise InputError(
             f"run {run_id} is RUNNING: process {pid} on this host is still training it (see "
             f"`ps -p {pid}`); wait for it to end, or stop it with `kill {pid}` (the run is then "
-            f"marked KILLED) and resume again")
+            f"marked KILLED) and resume again{unforced}")
+    if force:
+        return f"--force: taking over run {run_id} from {owner or 'an unrecorded process'}"
     who = f"process {pid} on host {host}" if owner else "a process zoo did not record"
     raise InputError(
         f"run {run_id} is RUNNING, written by {who}, which zoo cannot check from here; if that "
