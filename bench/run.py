@@ -14,9 +14,10 @@ the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results 
                                   [--save FILE]
     .venv/bin/python bench/run.py --from-results FILE --section NAME
 
-``--save`` appends each measurement to a JSON Lines file as it comes (after a first line naming
-the machine), so that a run cut short keeps what it measured; ``--from-results`` writes the
-section from such a file (``bench/results/``) instead of measuring.
+``--save`` appends each measurement to a JSON Lines file as it comes (after a line naming the
+machine, written when the run starts), so that a run cut short keeps what it measured and a later
+run can add cases to the same file; ``--from-results`` writes the section from such a file
+(``bench/results/``) instead of measuring: a case measured by several runs counts as its last.
 """
 
 from __future__ import annotations
@@ -268,11 +269,24 @@ def merge_rounds(rounds: list[list[dict]]) -> tuple[dict, dict, dict]:
 def saved(path: Path) -> tuple[dict, list[tuple[dict, dict, dict]], list[dict]]:
     """A ``--save`` file's header, its cases measured by both paths (merged over the rounds, in
     the order measured) and its adjoint-memory rows."""
-    header, *results = [json.loads(line) for line in path.read_text().splitlines() if line]
-    by_case: dict[str, list[dict]] = {}
-    for r in results:
-        if not r.get("memory_growth"):
-            by_case.setdefault(r["case"], []).append(r)
+    headers, results, by_case, run = [], [], {}, 0
+    for line in path.read_text().splitlines():
+        if not line:
+            continue
+        entry = json.loads(line)
+        if "machine" in entry:
+            headers.append(entry)
+            run += 1
+            continue
+        results.append(entry)
+        if not entry.get("memory_growth"):
+            found = by_case.setdefault(entry["case"], (run, []))
+            if found[0] != run:  # measured again by a later run: that one counts
+                found = by_case[entry["case"]] = (run, [])
+            found[1].append(entry)
+    header = _one_header(path, headers)
+    adjoint = {r["case"]: r for r in results if r.get("memory_growth")}
+    by_case = {case: found for case, (_, found) in by_case.items()}
     rows = []
     for found in by_case.values():
         impls = [r["impl"] for r in found]
@@ -280,7 +294,19 @@ def saved(path: Path) -> tuple[dict, list[tuple[dict, dict, dict]], list[dict]]:
         rounds = [found[i:i + width] for i in range(0, len(found) - len(found) % width, width)]
         if rounds and {"generic", "fast"} <= set(impls):
             rows.append(merge_rounds(rounds))
-    return header, rows, [r for r in results if r.get("memory_growth")]
+    return header, rows, list(adjoint.values())
+
+
+def _one_header(path: Path, headers: list[dict]) -> dict:
+    """The runs' common header: their machines joined, their repeats and rounds equal."""
+    if not headers:
+        raise SystemExit(f"{path}: no line naming the machine; not a --save file")
+    settings = {(h["repeats"], h["rounds"]) for h in headers}
+    if len(settings) > 1:
+        raise SystemExit(f"{path}: its runs measured with different --repeats/--rounds "
+                         f"{sorted(settings)}; one section needs one setting")
+    machines = list(dict.fromkeys(h["machine"] for h in headers))
+    return {**headers[0], "machine": "; and ".join(machines)}
 
 
 def machine(args) -> str:
@@ -382,7 +408,8 @@ def main() -> None:
     parser.add_argument("--section", default=None,
                         help="the marked section of --output this run replaces "
                              "(default: quick with --quick, else full)")
-    parser.add_argument("--save", type=Path, help="append each measurement to this file")
+    parser.add_argument("--save", type=Path,
+                        help="append each measurement to this file (created if absent)")
     parser.add_argument("--from-results", type=Path, metavar="FILE",
                         help="write the section from a --save file instead of measuring")
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "IMPL"), help=argparse.SUPPRESS)
@@ -402,8 +429,9 @@ def main() -> None:
     else:
         machine_text = machine(args)
         if args.save:
-            args.save.write_text(json.dumps({"machine": machine_text, "repeats": args.repeats,
-                                             "rounds": args.rounds}) + "\n")
+            with args.save.open("a") as file:
+                file.write(json.dumps({"machine": machine_text, "repeats": args.repeats,
+                                       "rounds": args.rounds}) + "\n")
         rows = [interleaved(args, case) for case in args.cases]
         adjoint = [] if args.no_adjoint else [run_one(args, case, "fast", "adjoint", factor)
                                               for case, factor in ADJOINT]

@@ -51,3 +51,23 @@ def test_saved_measurements_give_the_section(tmp_path):
     [(generic, fast, floor)] = rows
     assert generic["step_s"] == pytest.approx(0.3) and fast["step_s"] == 0.1  # medians
     assert floor["step_s"] is None
+
+
+def test_a_save_file_holds_several_runs_and_a_case_counts_as_its_last(tmp_path):
+    """Runs appended to one --save file: their machines are named together, a case measured
+    again counts as the later run's, and runs with different settings cannot share a section."""
+    first = [{"machine": "GPU A", "repeats": 2, "rounds": 1},
+             _result("ncde-speech", "generic", 0.4), _result("ncde-speech", "fast", 0.2)]
+    second = [{"machine": "GPU B", "repeats": 2, "rounds": 1},
+              _result("ncde-speech", "generic", 0.3), _result("ncde-speech", "fast", 0.1),
+              _result("ltc-32-b16", "generic", 0.05), _result("ltc-32-b16", "fast", 0.01)]
+    path = tmp_path / "saved.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in first + second))
+    header, rows, _ = run.saved(path)
+    assert header["machine"] == "GPU A; and GPU B"
+    assert [(g["case"], g["step_s"], f["step_s"]) for g, f, _ in rows] == [
+        ("ncde-speech", 0.3, 0.1), ("ltc-32-b16", 0.05, 0.01)]
+    with path.open("a") as file:
+        file.write(json.dumps({"machine": "GPU C", "repeats": 5, "rounds": 1}) + "\n")
+    with pytest.raises(SystemExit, match="different --repeats/--rounds"):
+        run.saved(path)
