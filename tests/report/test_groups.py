@@ -35,6 +35,10 @@ def test_an_experiment_per_configuration(write_spec, tiny_spec, tmp_path, monkey
     [row4] = [line for line in lines if line.startswith("| model.field.hidden=4 |")]
     assert "±" not in row4  # one run: no spread
 
+    monkeypatch.setattr("zoo.results.runs._PAGE", 2)  # more runs than one page of the store
+    assert zoo(["report", "--runs", "tiny", "--tracking-uri", uri], monkeypatch) == 0
+    assert capsys.readouterr().out.splitlines()[0] == lines[0]
+
 
 @pytest.mark.parametrize("target, message", [
     ("tinny", "neither an experiment nor a run of this store (did you mean 'tiny'?)")])

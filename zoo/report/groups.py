@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..results.runs import paged_runs
 
 SKIPPED_PARAMS = ("seed", "name", "tracking.run_name", "model.n_parameters")
 
@@ -33,7 +34,7 @@ def runs_of(client, target: str) -> tuple[str, list]:
 
     experiment = client.get_experiment_by_name(target)
     if experiment is not None:
-        runs = client.search_runs([experiment.experiment_id], "attributes.status = 'FINISHED'")
+        runs = paged_runs(client, [experiment.experiment_id], "attributes.status = 'FINISHED'")
         return f"experiment {target}", [r for r in runs if "zoo.search" not in r.data.tags]
     try:
         parent = client.get_run(target)
@@ -43,10 +44,9 @@ def runs_of(client, target: str) -> tuple[str, list]:
 
         raise InputError(f"--runs {target}: neither an experiment nor a run of this store"
                          f"{did_you_mean(target, names)}") from None
-    runs = client.search_runs([parent.info.experiment_id],
-                              f"tags.mlflow.parentRunId = '{target}' and "
-                              f"attributes.status = 'FINISHED'")
-    return f"runs under {parent.info.run_name} ({target})", runs
+    runs = paged_runs(client, [parent.info.experiment_id],
+                      f"tags.mlflow.parentRunId = '{target}' and attributes.status = 'FINISHED'")
+    return f"runs under {parent.info.run_name} ({target})", list(runs)
 
 
 def groups(runs: list) -> list[Group]:

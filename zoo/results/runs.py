@@ -32,6 +32,12 @@ def store_runs(uri: str, where: str = "", status: str | None = None) -> Iterator
     if not experiments:
         return
     query = " and ".join(q for q in (status and f"attributes.status = '{status}'", where) if q)
+    yield from paged_runs(client, experiments, query)
+
+
+def paged_runs(client, experiments: list[str], query: str) -> Iterator[Any]:
+    """Every run (newest first) of ``experiments`` matching the MLflow filter ``query``, read
+    page by page (one ``search_runs`` call returns at most a page)."""
     token = None
     while True:
         page = client.search_runs(experiments, query, max_results=_PAGE, page_token=token,
