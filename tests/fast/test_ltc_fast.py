@@ -32,7 +32,8 @@ CFC = [({"kind": "cfc", "units": 5, "backbone_units": 6, **options}, {"kind": "u
        for options in ({}, {"mode": "no_gate"}, {"mode": "minimal"},
                        {"backbone_layers": 2, "activation": "silu"},
                        {"use_elapsed": True, "time_scale": 0.5})]
-LTC = [({"kind": "ltc", **cell}, solver) for cell in CELLS for solver in SOLVERS]
+LTC = [({"kind": "ltc", **cell}, solver) for cell in CELLS for solver in SOLVERS
+       if not (cell.get("use_elapsed") and solver["kind"] == "unfold")]  # refused by zoo validate
 
 
 def case_id(case) -> str:

@@ -83,8 +83,8 @@ def test_resolved_spec_loads_again(kind):
     to the same spec (resume and prediction read it back)."""
     from zoo.training.checkpoint import spec_from_yaml, spec_to_yaml
 
-    # the log-NCDE is driven by log-signature windows only (a check beyond its requirements)
-    spec = minimal_spec(kind, control="logsig" if kind == "log_ncde" else None)
+    # the log-NCDE and NRDE are driven by log-signature windows only (a check beyond requires)
+    spec = minimal_spec(kind, control="logsig" if kind in ("log_ncde", "nrde") else None)
     assert spec_from_yaml(spec_to_yaml(spec)) == spec
 
 

@@ -263,3 +263,17 @@ def test_ncps_elapsed_time_scales_the_fused_step():
     assert cell.fused_step(torch.tensor(2.0)) == 0.5
     with pytest.raises(ValueError, match="apply to cell 'ncps' only"):
         make_model({"kind": "ltc", "use_elapsed": True}, {"kind": "ltc_fused"})
+
+
+def test_validation_refuses_elapsed_times_without_the_fused_step(write_spec):
+    from zoo.errors import SpecError
+    from zoo.spec.validate import load_spec
+
+    spec = {"data": {"kind": "irregular_sines"},
+            "model": {"control": {"kind": "raw_steps"},
+                      "field": {"kind": "ltc", "cell": "ncps", "units": 4, "use_elapsed": True},
+                      "solver": {"kind": "ltc_fused"}, "readout": {"kind": "classify"}}}
+    assert load_spec(write_spec(spec))[0].model.field.use_elapsed
+    with pytest.raises(SpecError, match="model.field.use_elapsed: the elapsed times scale the "
+                                        "fused step only"):
+        load_spec(write_spec(spec), ["model.solver={kind: unfold}"])

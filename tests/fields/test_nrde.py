@@ -116,3 +116,18 @@ def test_adjoint_gradients_match_direct():
     direct, adjoint = adjoint_and_direct_gradients(
         {"kind": "nrde", "hidden": 5, "hidden_hidden": 5})
     assert_gradients_close(direct, adjoint, rtol=2e-6)
+
+
+def test_validation_needs_the_logsig_control(write_spec):
+    from zoo.errors import SpecError
+    from zoo.spec.validate import load_spec
+
+    spec = {"data": {"kind": "irregular_sines"},
+            "model": {"control": {"kind": "logsig", "depth": 2, "step": 2},
+                      "field": {"kind": "nrde", "hidden": 4, "hidden_hidden": 4},
+                      "solver": {"kind": "torchdiffeq", "method": "rk4"},
+                      "readout": {"kind": "classify"}}}
+    assert load_spec(write_spec(spec))[0].model.field.kind == "nrde"
+    with pytest.raises(SpecError, match="model.control.kind: field 'nrde' is driven by "
+                                        "log-signature windows"):
+        load_spec(write_spec(spec), ["model.control={kind: natural_cubic}"])

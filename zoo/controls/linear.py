@@ -1,8 +1,8 @@
 """Piecewise-linear interpolation of the observations (torchcde).
 
 X(t) joins consecutive observations by straight lines; dX/dt is constant on each interval and
-jumps at every observation time, so adaptive solvers should be told the grid points (or use a
-fixed step that lands on them). Missing values (NaN) are filled per channel by linear
+jumps at every observation time, so it suits a fixed-step solver whose steps land on the
+observation times. Missing values (NaN) are filled per channel by linear
 interpolation in time (leading/trailing NaNs take the first/last observed value, an all-NaN
 channel becomes 0), as torchcde does.
 """

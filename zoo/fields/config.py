@@ -90,6 +90,12 @@ class NRDEConfig(FieldConfig):
     requires = frozenset({"evaluate"})
     initials = ("first_observation", "zeros")
 
+    def check(self, spec) -> list[tuple[str, str]]:
+        if spec.model.control.kind != "logsig":
+            return [("model.control.kind", "field 'nrde' is driven by log-signature windows: "
+                     "use the logsig control (on other paths it is a neural CDE without dX)")]
+        return []
+
     def build(self, ctx: BuildContext) -> NeuralRDE:
         from .initial_state import InitialState
         from .nrde import NeuralRDE, NRDEField

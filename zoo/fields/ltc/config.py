@@ -83,6 +83,14 @@ class LTCConfig(RecurrentFieldConfig):
         settle_units(self)
         return self
 
+    def check(self, spec) -> list[tuple[str, str]]:
+        solver = spec.model.solver
+        if self.use_elapsed and solver is not None and solver.kind != "ltc_fused":
+            return [("model.field.use_elapsed", f"the elapsed times scale the fused step only: "
+                     f"use solver ltc_fused, or drop use_elapsed (solver '{solver.kind}' steps "
+                     f"by its step_size)")]
+        return []
+
     def make_cell(self, ctx: BuildContext) -> LTCCell:
         from .cell_ncps import NCPSLTCCell, WiredNCPSLTCCell
         from .cell_tf import TFLTCCell
