@@ -171,12 +171,22 @@ def test_fetch_from_a_mirror_copies_into_the_cache_readable_by_all(tmp_path, cap
     assert listing(home / "ltc" / "ozone") == ["eighthr.data"]  # no temporary left
 
 
-def test_download_failure_suggests_what_zoo_run_accepts():
-    from zoo.data import fetch
+def test_download_failure_suggests_the_command_that_fetches_what_is_missing(tmp_path,
+                                                                              monkeypatch):
+    from dataclasses import replace
 
-    source = Path(fetch.__file__).read_text()
-    assert "(or pass --mirror)" not in source
-    assert "zoo data fetch {record.name} --mirror DIR" in source
+    from zoo.data.fetch import fetch
+    from zoo.data.records import record
+    from zoo.errors import ZooError
+
+    monkeypatch.setenv("ZOO_DATA_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ZOO_DATA_MIRROR", raising=False)
+    uea = record("uea")
+    offline = replace(uea.file("BasicMotions_TRAIN.ts"), urls=("http://127.0.0.1:9/none.zip",))
+    with pytest.raises(ZooError) as info:
+        fetch(replace(uea, files=(offline,)), "BasicMotions_TRAIN.ts", progress=False)
+    assert "set ZOO_DATA_MIRROR to a folder holding uea/BasicMotions_TRAIN.ts" in str(info.value)
+    assert "`zoo data fetch uea BasicMotions --mirror DIR`" in str(info.value)
 
 
 def test_tensor_cache_and_kernels_get_normal_modes(tmp_path, monkeypatch):

@@ -58,3 +58,47 @@ def test_fetch_copies_the_file_from_the_mirror_into_the_cache(mirror, tmp_path, 
 def test_unknown_dataset_suggests_a_name(mirror, verb):
     with pytest.raises(InputError, match="named 'cheeta'.*did you mean 'cheetah'"):
         run(verb, "cheeta")
+
+
+def test_a_collection_is_fetched_by_part(mirror, tmp_path, capsys):
+    """`zoo data fetch uea BasicMotions` takes that dataset's files alone; the whole archive
+    from a mirror holding one dataset is refused with a hint to name the parts."""
+    folder = mirror / "uea"
+    folder.mkdir()
+    for split in ("TRAIN", "TEST"):
+        (folder / f"BasicMotions_{split}.ts").write_text("@problemName BasicMotions\n")
+    assert run("fetch", "uea", "BasicMotions", "--mirror", str(mirror), "--quiet") == 0
+    assert capsys.readouterr().out.split() == [
+        str(tmp_path / "home" / "uea" / f"BasicMotions_{s}.ts") for s in ("TRAIN", "TEST")]
+    with pytest.raises(InputError, match="lacks 58 of the 60 file.*name the parts you need"):
+        run("fetch", "uea", "--mirror", str(mirror))
+    with pytest.raises(InputError, match="no part 'BasicMotion' \\(did you mean 'BasicMotions'"):
+        run("fetch", "uea", "BasicMotion", "--mirror", str(mirror))
+    with pytest.raises(InputError, match="'ozone' is not a collection of parts"):
+        run("fetch", "ozone", "BasicMotions")
+    assert run("list") == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("uea ")]
+    assert " 1/30 parts " in line
+
+
+def test_alternative_files_need_one(mirror, tmp_path, capsys):
+    """Speech Commands lists the full archive, the test set and a subset as alternatives: a
+    mirror with the subset alone is enough, and the listing names the file used."""
+    from zoo.datasets.speech_commands import SUBSET
+
+    (mirror / "speech_commands").mkdir()
+    (mirror / "speech_commands" / SUBSET).write_bytes(b"not the real subset")
+    with pytest.raises(Exception, match="sha256"):  # the subset's checksum is known
+        run("fetch", "speech_commands", "--mirror", str(mirror), "--quiet")
+    (mirror / "speech_commands" / SUBSET).unlink()
+    with pytest.raises(InputError, match="lacks every one of its alternative files"):
+        run("fetch", "speech_commands", "--mirror", str(mirror), "--quiet")
+    capsys.readouterr()
+    held = tmp_path / "home" / "speech_commands" / "speech_commands_test_set_v0.02.tar.gz"
+    held.parent.mkdir(parents=True)
+    held.write_bytes(b"an archive")
+    assert run("fetch", "speech_commands", "--mirror", str(mirror), "--quiet") == 0
+    assert capsys.readouterr().out.strip() == str(held)
+    assert run("list") == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("speech_commands")]
+    assert " cache " in line and line.endswith("(speech_commands_test_set_v0.02.tar.gz)")

@@ -71,9 +71,18 @@ def isolated(tmp_path, monkeypatch):
 
 
 def make_record(urls, sha=SHA, name="blob.bin", member=None, partial=None) -> DatasetRecord:
-    return DatasetRecord("toy", "Toy data", (RemoteFile(name, urls, sha, None, "", member),),
-                         "CC0", "nobody", "https://example.org", "toy/sub",
-                         partial_in_mirror=partial)
+    return DatasetRecord("toy", "Toy data", (RemoteFile(name, urls, sha, None, "", member,
+                                                        partial_in_mirror=partial),),
+                         "CC0", "nobody", "https://example.org", "toy/sub")
+
+
+def unfinished(tmp_path, data: bytes, url: str):
+    """A ``.part`` left by an interrupted download from ``url``."""
+    part = tmp_path / "home" / "toy" / "sub" / "blob.bin.part"
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_bytes(data)
+    part.with_name("blob.bin.part.url").write_text(url)
+    return part
 
 
 def closed_port_url() -> str:
@@ -107,20 +116,36 @@ def test_falls_back_to_the_next_url(server):
 
 def test_resumes_a_partial_download_with_a_range_request(server, tmp_path):
     server.files["/blob.bin"] = PAYLOAD
-    part = tmp_path / "home" / "toy" / "sub" / "blob.bin.part"
-    part.parent.mkdir(parents=True)
-    part.write_bytes(PAYLOAD[:300_000])
+    part = unfinished(tmp_path, PAYLOAD[:300_000], server.url + "/blob.bin")
     path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin", progress=False)
     assert server.requests == [("/blob.bin", "bytes=300000-")]
     assert path.read_bytes() == PAYLOAD
+    assert sorted(p.name for p in path.parent.iterdir()) == [".blob.bin.verified", "blob.bin"]
     assert not part.exists()
+
+
+def test_a_download_resumes_only_from_the_url_it_came_from(server, tmp_path):
+    """An unfinished download from the second URL is resumed there, first; one whose source is
+    not recorded, or is another URL, starts over: two hosts' bytes are never spliced."""
+    server.files["/first"] = server.files["/second"] = PAYLOAD
+    urls = [server.url + "/first", server.url + "/second"]
+    unfinished(tmp_path, PAYLOAD[:100_000], urls[1])
+    assert fetch(make_record(urls), "blob.bin", progress=False).read_bytes() == PAYLOAD
+    assert server.requests == [("/second", "bytes=100000-")]
+    server.requests.clear()
+    for source in (None, server.url + "/elsewhere"):
+        (tmp_path / "home" / "toy" / "sub" / "blob.bin").unlink()
+        part = unfinished(tmp_path, b"y" * 100_000, source or urls[0])
+        if source is None:
+            part.with_name("blob.bin.part.url").unlink()
+        assert fetch(make_record(urls), "blob.bin", progress=False).read_bytes() == PAYLOAD
+        assert server.requests == [("/first", None)]
+        server.requests.clear()
 
 
 def test_a_part_file_longer_than_the_source_restarts(server, tmp_path):
     server.files["/blob.bin"] = PAYLOAD
-    part = tmp_path / "home" / "toy" / "sub" / "blob.bin.part"
-    part.parent.mkdir(parents=True)
-    part.write_bytes(b"x" * (len(PAYLOAD) + 10))
+    unfinished(tmp_path, b"x" * (len(PAYLOAD) + 10), server.url + "/blob.bin")
     path = fetch(make_record([server.url + "/blob.bin"]), "blob.bin", progress=False)
     assert path.read_bytes() == PAYLOAD
     assert [r[1] for r in server.requests] == [f"bytes={len(PAYLOAD) + 10}-", None]
@@ -246,3 +271,18 @@ def test_archive_without_the_member_is_moved_aside(server, tmp_path):
                           member="inner.txt"), "inner.txt", progress=False)
     assert sorted(p.name for p in (tmp_path / "home" / "toy" / "sub").iterdir()) == \
         ["inner.txt.archive.bad"]
+
+
+def test_an_archive_without_the_member_passes_to_the_next_url(server, tmp_path):
+    for name, members in (("/per-dataset.zip", {"other.txt": "no"}),
+                          ("/whole.zip", {"all/inner.txt": "hello", "other.txt": "no"})):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for member, text in members.items():
+                zf.writestr(member, text)
+        server.files[name] = buf.getvalue()
+    rec = make_record([server.url + "/per-dataset.zip", server.url + "/whole.zip"], sha=None,
+                      name="inner.txt", member="inner.txt")
+    assert fetch(rec, "inner.txt", progress=False).read_text() == "hello"
+    assert sorted(p.name for p in (tmp_path / "home" / "toy" / "sub").iterdir()) == [
+        "inner.txt", "inner.txt.archive.bad"]

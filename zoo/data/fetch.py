@@ -3,15 +3,18 @@
 Lookup order for ``record``'s file ``name``:
 
 1. the cache, ``$ZOO_DATA_HOME/<mirror_subdir>/<name>`` (default home: ``$XDG_CACHE_HOME/nde-zoo``
-   or ``~/.cache/nde-zoo``); a file enters it verified, with a stamp ``.<name>.verified`` of its
-   sha256, size and mtime. A cached file whose size or mtime differ from its stamp (or that has
-   none: put there by hand, or changed since) is hashed again; one that does not match the
-   record's sha256 is moved aside to ``<name>.bad`` and fetched again from 2 or 3;
+   or ``~/.cache/nde-zoo``); a file whose record gives its sha256 enters it verified, with a
+   stamp ``.<name>.verified`` of its sha256, size and mtime. Such a cached file whose size or
+   mtime differ from its stamp (or that has none: put there by hand, or changed since) is hashed
+   again; one that does not match is moved aside to ``<name>.bad`` and fetched again from 2 or
+   3. A file without a known sha256 is accepted as it is;
 2. a mirror folder (the ``mirror`` argument, else ``$ZOO_DATA_MIRROR``) with the same
    ``<mirror_subdir>/<name>`` layout; its copy is used in place and verified (once per process);
-3. the official URLs, tried in order: the download streams into ``<name>.part`` with a progress
-   bar, resumes an existing ``.part`` with an HTTP ``Range`` request, is checked against the
-   record's sha256 (a mismatch moves it aside to ``<name>.bad``) and is renamed into place.
+3. the official URLs, tried in order until one gives the file: the download streams into
+   ``<name>.part`` (``<name>.archive.part`` for a file inside an archive) with a progress bar,
+   resumes an unfinished ``.part`` from the URL it came from with an HTTP ``Range`` request, is
+   checked against the record's sha256 (a mismatch moves it aside to ``<name>.bad``) and is
+   renamed into place. An archive that lacks the file passes to the next URL.
 """
 
 from __future__ import annotations
@@ -88,10 +91,12 @@ def is_mirror_copy(path: Path, mirror=None) -> bool:
 
 
 def partial_note(record: DatasetRecord, paths, mirror=None) -> str | None:
-    """``record.partial_in_mirror`` when any of ``paths`` is the mirror's (incomplete) copy."""
-    if record.partial_in_mirror and any(is_mirror_copy(p, mirror) for p in paths):
-        return record.partial_in_mirror
-    return None
+    """What the mirror's copies among ``paths`` lack (their files' ``partial_in_mirror``, joined),
+    or None when none of them is an incomplete mirror copy."""
+    by_name = {f.name: f for f in record.files}
+    notes = [by_name[Path(p).name].partial_in_mirror for p in paths
+             if Path(p).name in by_name and is_mirror_copy(p, mirror)]
+    return "; ".join(dict.fromkeys(n for n in notes if n)) or None
 
 
 def fetch(record: DatasetRecord, file_name: str, *, mirror=None, home=None,
@@ -129,7 +134,7 @@ def cache_from_mirror(record: DatasetRecord, file_name: str, mirror, *, home=Non
     if where == "cache":
         return cache_from_mirror(record, file_name, mirror, home=home)
     _verify_mirror_copy(record, rf, path)
-    if record.partial_in_mirror:
+    if rf.partial_in_mirror:
         return path
     target = data_home(home) / record.mirror_subdir / rf.name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -198,19 +203,34 @@ def _verify_mirror_copy(record: DatasetRecord, rf: RemoteFile, path: Path) -> No
                        f"{got}, expected {rf.sha256}; replace it with the official file")
 
 
+class _Unusable(Exception):
+    """A download that arrived but does not hold the file (an archive without the member)."""
+
+
 def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path | None,
               progress: bool) -> None:
+    """Try the URLs in order (the one an unfinished ``.part`` came from first) until one gives
+    the file; a URL that fails, or whose archive lacks the member, passes to the next."""
     raw = target.with_name(rf.name + (".archive" if rf.member else ""))
     part = raw.with_name(raw.name + ".part")
+    source = _source_path(part)
+    begun = source.read_text() if source.is_file() and part.exists() else None
     errors = []
-    for i, url in enumerate(rf.urls):
-        if i:  # another host may serve another packaging: never splice two downloads
-            part.unlink(missing_ok=True)
+    for url in sorted(rf.urls, key=lambda u: u != begun):
         try:
             _stream(url, part, rf.name, progress)
+            if rf.member:
+                extracted = target.with_name(rf.name + ".extract")
+                _extract(rf, part, extracted)
+                part.unlink()
+                source.unlink(missing_ok=True)
+                _accept(record, rf, extracted, target)
+                return
             break
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+        except (urllib.error.URLError, OSError, ValueError, _Unusable) as exc:
             errors.append(f"{url}: {getattr(exc, 'reason', None) or exc}")
+            if not part.exists():  # nothing left to resume (an unusable archive moved aside)
+                source.unlink(missing_ok=True)
     else:
         where = (f"{mirror / record.mirror_subdir / rf.name} is not there either" if mirror
                  else "no mirror folder is set")
@@ -219,17 +239,23 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
             f"dataset '{record.name}': could not download {rf.name} ({tried}), and {where}. "
             f"Without internet, set ZOO_DATA_MIRROR to a folder holding "
             f"{record.mirror_subdir}/{rf.name}, or copy the files into the cache with "
-            f"`zoo data fetch {record.name} --mirror DIR`")
-    if rf.member:
-        extracted = target.with_name(rf.name + ".extract")
-        _extract(record, rf, part, extracted)
-        part.unlink()
-        part = extracted
+            f"`zoo data fetch {record.name}{' ' + rf.part if rf.part else ''} --mirror DIR`")
+    source.unlink(missing_ok=True)
     _accept(record, rf, part, target)
 
 
+def _source_path(part: Path) -> Path:
+    """Where the URL that an unfinished ``part`` streams from is written."""
+    return part.with_name(part.name + ".url")
+
+
 def _stream(url: str, part: Path, label: str, progress: bool) -> None:
-    """Download ``url`` into ``part``, resuming from its current size when the server allows."""
+    """Download ``url`` into ``part``, resuming from its current size when the server allows
+    and ``part`` came from the same URL (two hosts' bytes are never spliced)."""
+    source = _source_path(part)
+    if part.exists() and (not source.is_file() or source.read_text() != url):
+        part.unlink()
+    source.write_text(url)
     have = part.stat().st_size if part.exists() else 0
     request = urllib.request.Request(url, headers={"User-Agent": "nde-zoo"})
     if have:
@@ -259,9 +285,9 @@ def _member_matches(member: str, wanted: str) -> bool:
     return member == wanted or member.endswith("/" + wanted)
 
 
-def _extract(record: DatasetRecord, rf: RemoteFile, archive: Path, out: Path) -> None:
-    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``; a bad archive
-    is moved aside to ``<name>.archive.bad``."""
+def _extract(rf: RemoteFile, archive: Path, out: Path) -> None:
+    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``; an archive that
+    is unreadable or lacks the member is moved aside to ``<name>.archive.bad``."""
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
@@ -276,8 +302,8 @@ def _extract(record: DatasetRecord, rf: RemoteFile, archive: Path, out: Path) ->
         bad = archive.with_name(archive.name.removesuffix(".part") + ".bad")
         os.replace(archive, bad)
         out.unlink(missing_ok=True)
-        raise ZooError(f"dataset '{record.name}': the archive downloaded for {rf.name} is "
-                       f"unreadable or lacks it ({exc}); moved aside to {bad}") from None
+        raise _Unusable(f"the archive downloaded for {rf.name} is unreadable or lacks it "
+                        f"({exc}); moved aside to {bad}") from None
 
 
 def _copy(source, out: Path) -> None:

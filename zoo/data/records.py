@@ -23,7 +23,11 @@ class RemoteFile:
     ``zoo data info`` says so). ``note`` states where the checksum comes from. ``member`` is set
     when the URLs point at a zip/tar archive holding the file: the path of the file inside it
     (matched on its trailing path components, so a re-packed archive with an extra top folder
-    still works); ``sha256``/``size`` then describe the extracted file.
+    still works); ``sha256``/``size`` then describe the extracted file. ``part`` names the
+    part of a collection the file belongs to (a UEA dataset), so that ``zoo data fetch NAME
+    PART`` fetches that part alone. ``partial_in_mirror`` is a sentence saying what a mirror's
+    copy of the file lacks (``None``: complete); a dataset loaded from such a copy sets
+    :attr:`zoo.series.DataBundle.partial` to it.
     """
 
     name: str
@@ -32,14 +36,16 @@ class RemoteFile:
     size: int | None = None
     note: str = ""
     member: str | None = None
+    part: str | None = None
+    partial_in_mirror: str | None = None
 
 
 @dataclass(frozen=True)
 class DatasetRecord:
     """A dataset's provenance: files, licence, citation and the folder it has in a mirror.
 
-    ``partial_in_mirror`` is a sentence saying what a mirror copy lacks (``None``: complete); a
-    dataset loaded from such a copy sets :attr:`zoo.series.DataBundle.partial` to it.
+    With ``alternatives`` the files are alternative sources of the dataset, best first (the full
+    archive, then smaller ones): the dataset needs one of them, not all.
     """
 
     name: str
@@ -50,7 +56,7 @@ class DatasetRecord:
     homepage: str
     mirror_subdir: str
     notes: str = ""
-    partial_in_mirror: str | None = None
+    alternatives: bool = False
     _by_name: dict[str, RemoteFile] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,6 +69,17 @@ class DatasetRecord:
                              f"{did_you_mean(name, self._by_name)}; files: "
                              f"{', '.join(self._by_name)}")
         return self._by_name[name]
+
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The parts its files belong to (``RemoteFile.part``), in order; empty if none."""
+        return tuple(dict.fromkeys(f.part for f in self.files if f.part))
+
+    @property
+    def partial_in_mirror(self) -> bool:
+        """Whether a mirror's copy of some file is incomplete."""
+        return any(f.partial_in_mirror for f in self.files)
 
 
 def all_records() -> dict[str, DatasetRecord]:

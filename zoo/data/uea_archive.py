@@ -49,7 +49,7 @@ def uea_file(name: str, split: str, fmt: str, dimension: int | None = None) -> R
     member = f"{name}{f'Dimension{dimension}' if dimension else ''}_{split}.{fmt}"
     return RemoteFile(member, (f"{SITE}/aeon-toolkit/{name}.zip",
                                f"{SITE}/Downloads/Archives/Multivariate2018_{fmt}.zip"),
-                      note="no checksum is published", member=member)
+                      note="no checksum is published", member=member, part=name)
 
 
 def uea_record(record_name: str, title: str, names, fmt: str, notes: str = "") -> DatasetRecord:

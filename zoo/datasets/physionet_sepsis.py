@@ -39,7 +39,10 @@ RECORD = DatasetRecord(
     name="physionet_sepsis",
     title="PhysioNet/CinC Challenge 2019: early prediction of sepsis (training sets A and B)",
     files=(
-        RemoteFile(SET_A, (_URL + SET_A,), note="20,336 stays; no checksum is published"),
+        RemoteFile(SET_A, (_URL + SET_A,), note="20,336 stays; no checksum is published",
+                   partial_in_mirror="the mirror's training set A holds 17,652 of its 20,336 "
+                                     "stays (p009894–p012577 are missing); results on it are "
+                                     "not the paper's"),
         RemoteFile(SET_B, (_URL + SET_B,), note="20,000 stays; no checksum is published"),
     ),
     licence="Open Data Commons Attribution License v1.0 (PhysioNet open access)",
@@ -47,8 +50,6 @@ RECORD = DatasetRecord(
              "PhysioNet/Computing in Cardiology Challenge 2019, Critical Care Medicine 48(2), 2020",
     homepage="https://physionet.org/content/challenge-2019/",
     mirror_subdir="physionet2019",
-    partial_in_mirror="the mirror's training set A holds 17,652 of its 20,336 stays (p009894–"
-                      "p012577 are missing); results on it are not the paper's",
 )
 
 

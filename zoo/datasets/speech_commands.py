@@ -57,6 +57,7 @@ RECORD = DatasetRecord(
              "arXiv:1804.03209, 2018",
     homepage="https://www.tensorflow.org/datasets/catalog/speech_commands",
     mirror_subdir="speech_commands",
+    alternatives=True,
     notes="The FWP and NCDE papers use the 34,975 clips of 16,000 samples of the ten command "
           "words of the full archive.",
 )
