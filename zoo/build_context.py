@@ -50,10 +50,31 @@ class Integrator:
     def __call__(self, func: nn.Module, y0: torch.Tensor, t: torch.Tensor,
                  grid: torch.Tensor | None = None) -> torch.Tensor:
         """Solution at every time in ``t``: shape (len(t), *y0.shape). ``grid`` (default ``t``)
-        is the time grid that sets the default fixed step, so asking for fewer output times
-        leaves the steps, and the numbers, unchanged."""
+        is the time grid that sets the default fixed step and the steps themselves
+        (:func:`fixed_step_reach`), so asking for fewer output times leaves the forward
+        numbers unchanged."""
         kwargs = self.solver.odeint_kwargs(t if grid is None else grid)
-        return self.backprop.odeint(_Counted(func, self), y0, t, **kwargs)
+        step = (kwargs.get("options") or {}).get("step_size")
+        asked = t if grid is None or step is None else fixed_step_reach(t, grid, step)
+        return self.backprop.odeint(_Counted(func, self), y0, asked, **kwargs)[:len(t)]
+
+
+def fixed_step_reach(t: torch.Tensor, grid: torch.Tensor, step: float) -> torch.Tensor:
+    """The times to request from a fixed-step solve so that it reaches the outputs ``t`` (a
+    subset of ``grid``) on the steps of a solve over all of ``grid``.
+
+    torchdiffeq steps on g_i = t_0 + i·h and shortens its last step to end at the last time it
+    is asked for. Asked for all of ``grid`` it ends that step at grid[−1] and reads t[−1]
+    inside its step n by linear interpolation; asked only for ``t`` it would end a shorter
+    step at t[−1], and a sample's value would depend on the other samples of its batch. So
+    ``t`` gains g_k, the first step point of the whole grid at or after t[−1], unless t[−1]
+    is a step point itself (integer grids with h = 1, say: ``t`` is returned unchanged).
+    """
+    from torchdiffeq._impl.solvers import FixedGridODESolver
+
+    points = FixedGridODESolver._grid_constructor_from_step_size(step)(None, None, grid)
+    k = int(torch.searchsorted(points, t[-1:]))
+    return t if bool(points[k] == t[-1]) else torch.cat([t, points[k:k + 1]])
 
 
 @dataclass

@@ -87,3 +87,22 @@ def test_needed_outputs_give_the_authors_adjoint_gradients(rows):
     dense = solve_at(Integrator(TorchdiffeqConfig(method="rk4"), AdjointConfig(outputs="grid")),
                      field, y0, path, rows)
     assert (grads(dense) - ours_grads).abs().max() > 1e-8  # the request changes gradients
+
+
+@pytest.mark.parametrize("method", ["euler", "midpoint", "rk4"])
+@pytest.mark.parametrize("backprop", [DirectConfig(), AdjointConfig()])
+def test_a_sample_does_not_depend_on_its_batch_off_the_step_lattice(method, backprop):
+    """On an irregular grid with the default step (its smallest gap) the last time a batch
+    reads is off the step lattice; each sample's value is still its value in the solve over the
+    whole grid, whatever the other samples' final times."""
+    torch.manual_seed(0)
+    times = torch.tensor([0.0, 0.3, 1.0, 1.7, 2.05, 3.0, 3.4], dtype=torch.float64)
+    values = torch.randn(2, 7, 3, dtype=torch.float64)
+    control = NaturalCubicConfig()
+    path = control.path(times, control.prepare(times, values))
+    integrate = Integrator(TorchdiffeqConfig(method=method), backprop)
+    field, y0 = Field(), torch.randn(2, 3, dtype=torch.float64)
+    full = solve_at(integrate, field, y0, path)
+    for rows in ([3, 3], [3, 5], [3, 6], [2, 4]):
+        part = solve_at(integrate, field, y0, path, torch.tensor(rows))
+        torch.testing.assert_close(part, full[rows, torch.arange(2)], rtol=1e-12, atol=1e-12)

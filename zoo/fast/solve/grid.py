@@ -1,7 +1,9 @@
 """torchdiffeq's fixed grid for one solve: grid points, stage times, output interpolation.
 
 For ``step_size`` h and requested times t_0 < … < t_{T−1}, torchdiffeq steps on the grid
-g_i = t_0 + i·h, i = 0 … ⌈(t_{T−1} − t_0)/h⌉, with the last point replaced by t_{T−1}; the
+g_i = t_0 + i·h, i = 0 … ⌈(t_{T−1} − t_0)/h⌉, with the last point replaced by t_{T−1} (a solve
+towards part of a longer grid requests one more time, :func:`zoo.build_context.fixed_step_reach`,
+so that its steps are the longer grid's); the
 stages of step n sit at g_n + c_s (g_{n+1} − g_n) (exactly g_n for c = 0 and g_{n+1} for c = 1),
 cast to the state's dtype. The output at t_j is the state at the first grid point g_{n+1} ≥ t_j
 when they are equal, else the linear interpolation y_n + λ (y_{n+1} − y_n) with
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torchdiffeq._impl.solvers import FixedGridODESolver
 
+from ...build_context import fixed_step_reach
 from .tableau import TABLEAUX, Tableau
 
 
@@ -30,12 +33,13 @@ class FixedGrid:
 
     @classmethod
     def plan(cls, integrator, t: torch.Tensor, grid: torch.Tensor | None = None) -> FixedGrid:
-        """The grid the integrator's solver would step on towards ``t``, its step size set by
-        ``grid`` (default ``t``) as :class:`zoo.build_context.Integrator` sets it; counts its
-        stage evaluations (NFE)."""
+        """The grid the integrator's solver would step on towards ``t``, its step size and
+        steps set by ``grid`` (default ``t``) as :class:`zoo.build_context.Integrator` sets
+        them (:func:`zoo.build_context.fixed_step_reach`); counts its stage evaluations (NFE)."""
         kwargs = integrator.solver.odeint_kwargs(t if grid is None else grid)
         step = kwargs["options"]["step_size"]
-        points = FixedGridODESolver._grid_constructor_from_step_size(step)(None, None, t)
+        reach = t if grid is None else fixed_step_reach(t, grid, step)
+        points = FixedGridODESolver._grid_constructor_from_step_size(step)(None, None, reach)
         grid = cls(points, t, TABLEAUX[kwargs["method"]], step)
         integrator.nfe += grid.steps * grid.tableau.stages
         return grid
