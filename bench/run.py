@@ -113,6 +113,9 @@ CASES |= {
          "field": {"kind": "nrde", "hidden": 32, "hidden_hidden": 64, "layers": 3,
                    "share_hidden_weights": True, "tanh_position": "before_out"}}, None),
 }
+#: the cases of the short-sequence table (``--quick``'s default, ``make bench``): fixed steps,
+#: backpropagation through the solver
+SHORT = [name for name in CASES if not name.endswith(("-adjoint", "-dopri5"))]
 #: ``--quick`` divides longer sequences by 4
 QUICK_KEEPS = 64
 #: the adjoint with the output times the model reads (the default; the authors' gradients)
@@ -392,7 +395,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help=f"3 repeats, sequences over {QUICK_KEEPS} steps ÷ 4")
-    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
+    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=None,
+                        help="default: the short-sequence cases with --quick, else all")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating generic/fast/bound processes per case")
@@ -417,6 +421,7 @@ def main() -> None:
     parser.add_argument("--factor", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.repeats = args.repeats or (3 if args.quick else 5)
+    args.cases = args.cases or (SHORT if args.quick else list(CASES))
     args.section = args.section or ("quick" if args.quick else "full")
     if args.worker:
         args.case, args.impl = args.worker
