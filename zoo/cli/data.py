@@ -19,10 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs.add_parser("list", help="datasets that read files, and whether they are available"
                      ).set_defaults(func=cmd_list)
     info = verbs.add_parser("info", help="source, licence, files and checksums of a dataset")
-    info.add_argument("name")
+    info.add_argument("name", help="a dataset record (`zoo data list`)")
     info.set_defaults(func=cmd_info)
     get = verbs.add_parser("fetch", help="make a dataset's files available locally")
-    get.add_argument("name")
+    get.add_argument("name", help="a dataset record (`zoo data list`)")
     get.add_argument("parts", nargs="*", metavar="PART",
                      help="only these parts of a collection (uea: dataset names such as "
                           "BasicMotions; `zoo data info NAME` lists them)")
