@@ -421,6 +421,16 @@ def test_spec_errors_point_at_file_and_line(write_spec, edit, expected):
         assert problem.endswith("series.xlsx' is not a .csv, .tsv or .parquet file")
 
 
+def test_gru_ode_needs_the_time_channel(write_spec):
+    text = SPEC.replace("  label: label\n", "  label: label\n  time_channel: false\n").replace(
+        "{kind: ncde, hidden: 8, hidden_hidden: 8, layers: 1}", "{kind: gru_ode, hidden: 8}")
+    path = write_spec(text)
+    (path.parent / "series.csv").write_text(series_csv())
+    assert [p for p in spec_problems(path) if "data.time_channel: field 'gru_ode' moves h by "
+            "dX₀/dt, the rate of channel 0, which must be time" in p]
+    assert load_spec(write_spec(text.replace("false", "true")))[0].model.field.kind == "gru_ode"
+
+
 def test_spec_path_is_relative_to_the_spec_file(tmp_path, monkeypatch):
     folder = tmp_path / "project"
     folder.mkdir()

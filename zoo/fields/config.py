@@ -164,6 +164,12 @@ class GRUODEConfig(FieldConfig):
     requires = frozenset({"derivative"})
     initials = ("zeros", "static")
 
+    def check(self, spec) -> list[tuple[str, str]]:
+        if getattr(spec.data, "time_channel", True) is False:
+            return [("data.time_channel", "field 'gru_ode' moves h by dX₀/dt, the rate of "
+                     "channel 0, which must be time: set time_channel: true")]
+        return []
+
     def build(self, ctx: BuildContext) -> GRUODE:
         from .gru_ode import GRUODE
 
