@@ -133,7 +133,7 @@ def test_resume_of_a_stale_run(write_spec, tiny_spec, tmp_path, tmp, capsys):
     """A run left RUNNING by a killed process: taken over when zoo can tell that the process is
     gone (this host), with --force when it cannot (another host)."""
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
-    spec = write_spec(slow_spec(tiny_spec, epochs=6, length=30))
+    spec = write_spec(slow_spec(tiny_spec, epochs=30, length=30))  # not done when killed
     proc = start_zoo(["run", str(spec), "--no-progress", "--tracking-uri", uri], tmp_path,
                      tmp_path)  # SIGKILL leaves its folders behind: not in ``tmp``
     run_id = wait_for_epochs(uri, proc, 1)
@@ -152,7 +152,7 @@ def test_resume_of_a_stale_run(write_spec, tiny_spec, tmp_path, tmp, capsys):
     assert code == 0, capsys.readouterr().err
     run = client.get_run(run_id)
     assert run.info.status == "FINISHED"
-    assert sorted(steps(client, run_id)) == list(range(1, 7))
+    assert sorted(steps(client, run_id)) == list(range(1, 31))
     assert len(steps(client, run_id, "test/accuracy")) == 1
     assert leftovers(tmp) == []
 
@@ -163,7 +163,7 @@ def test_a_resume_that_cannot_start_leaves_the_run_resumable(write_spec, tiny_sp
     """An error before training restarts (here: the stored spec no longer loads) ends the run
     KILLED with its checkpoint, not FAILED, which `zoo sweep` would start afresh."""
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
-    spec = write_spec(slow_spec(tiny_spec, epochs=8, length=30))
+    spec = write_spec(slow_spec(tiny_spec, epochs=30, length=30))  # not done when stopped
     proc = start_zoo(["run", str(spec), "--no-progress", "--tracking-uri", uri], tmp_path, tmp)
     run_id = wait_for_epochs(uri, proc, 1)
     proc.send_signal(signal.SIGINT)
@@ -190,7 +190,7 @@ def test_a_resume_that_cannot_start_leaves_the_run_resumable(write_spec, tiny_sp
     code = main(["run", "--resume", run_id, "--no-progress", "--tracking-uri", uri])
     assert code == 0, capsys.readouterr().err
     assert client.get_run(run_id).info.status == "FINISHED"
-    assert sorted(steps(client, run_id)) == list(range(1, 9))
+    assert sorted(steps(client, run_id)) == list(range(1, 31))
     assert leftovers(tmp) == []
 
 
