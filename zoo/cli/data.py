@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..data.fetch import (cache_from_mirror, data_home, fetch, is_mirror_copy, locate,
-                          mirror_root)
+from ..data.fetch import (best_located, cache_from_mirror, data_home, fetch, is_mirror_copy,
+                          locate, mirror_root)
 from ..data.records import all_records, record
 from ..errors import InputError, ZooError
 from ..suggest import did_you_mean
@@ -39,8 +39,8 @@ def _status(rec, mirror=None) -> tuple[str, str]:
     and, for alternative files, which one is used."""
     where = {f.name: locate(rec, f.name, mirror=mirror) for f in rec.files}
     if rec.alternatives:
-        best = next((name for name, w in where.items() if w), None)
-        return ("missing", "") if best is None else (where[best][1], f" ({best})")
+        best = best_located(rec, mirror=mirror)
+        return ("missing", "") if best is None else (where[best.name][1], f" ({best.name})")
     if len(rec.parts) > 1:
         whole = [p for p in rec.parts if all(where[f.name] for f in rec.files if f.part == p)]
         return f"{len(whole)}/{len(rec.parts)} parts", ""
@@ -126,9 +126,9 @@ def _chosen(rec, parts: list[str]) -> list:
 def _fetch_one_of(rec, files: list, progress: bool) -> Path:
     """Alternative files: the best one that is cached or in the mirror, else the first that
     downloads."""
-    for f in files:
-        if locate(rec, f.name) is not None:
-            return fetch(rec, f.name, progress=progress)
+    best = best_located(rec, files)
+    if best is not None:
+        return fetch(rec, best.name, progress=progress)
     errors = []
     for f in files:
         if not f.urls:
@@ -147,9 +147,9 @@ def _check_mirror(rec, files: list, mirror: Path) -> list:
     if not mirror.is_dir():
         raise InputError(f"zoo data fetch {rec.name} --mirror {mirror}: "
                          f"{'no such folder' if not mirror.exists() else 'not a folder'}")
+    if rec.alternatives and (best := best_located(rec, files, mirror=mirror)) is not None:
+        return [best]
     missing = [f.name for f in files if locate(rec, f.name, mirror=mirror) is None]
-    if rec.alternatives and len(missing) < len(files):
-        return [next(f for f in files if f.name not in missing)]
     if missing:
         looked = ", ".join(str(mirror / rec.mirror_subdir / name) for name in missing[:4])
         looked += f" and {len(missing) - 4} more" if len(missing) > 4 else ""

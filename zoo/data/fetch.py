@@ -84,6 +84,14 @@ def locate(record: DatasetRecord, name: str, *, mirror=None, home=None) -> tuple
     return None
 
 
+def best_located(record: DatasetRecord, files=None, *, mirror=None, home=None
+                 ) -> RemoteFile | None:
+    """The first of ``files`` (default: the record's, best first) that is available without
+    downloading, or None."""
+    return next((f for f in (files or record.files)
+                 if locate(record, f.name, mirror=mirror, home=home) is not None), None)
+
+
 def is_mirror_copy(path: Path, mirror=None) -> bool:
     """Whether ``path`` (as returned by :func:`fetch`) lies in the mirror folder."""
     root = mirror_root(mirror)
@@ -219,13 +227,11 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
     for url in sorted(rf.urls, key=lambda u: u != begun):
         try:
             _stream(url, part, rf.name, progress)
+            got = part
             if rf.member:
-                extracted = target.with_name(rf.name + ".extract")
-                _extract(rf, part, extracted)
+                got = target.with_name(rf.name + ".extract")
+                _extract(rf, part, got)
                 part.unlink()
-                source.unlink(missing_ok=True)
-                _accept(record, rf, extracted, target)
-                return
             break
         except (urllib.error.URLError, OSError, ValueError, _Unusable) as exc:
             errors.append(f"{url}: {getattr(exc, 'reason', None) or exc}")
@@ -241,7 +247,7 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
             f"{record.mirror_subdir}/{rf.name}, or copy the files into the cache with "
             f"`zoo data fetch {record.name}{' ' + rf.part if rf.part else ''} --mirror DIR`")
     source.unlink(missing_ok=True)
-    _accept(record, rf, part, target)
+    _accept(record, rf, got, target)
 
 
 def _source_path(part: Path) -> Path:

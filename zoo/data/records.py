@@ -70,7 +70,6 @@ class DatasetRecord:
                              f"{', '.join(self._by_name)}")
         return self._by_name[name]
 
-
     @property
     def parts(self) -> tuple[str, ...]:
         """The parts its files belong to (``RemoteFile.part``), in order; empty if none."""

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from ..components import DatasetConfig
 from ..data.cache import cached
-from ..data.fetch import fetch, locate, sha256_of
+from ..data.fetch import best_located, fetch, sha256_of
 from ..data.records import DatasetRecord, RemoteFile
 from ..data.wav_archive import iter_clips
 from ..errors import InputError
@@ -111,10 +111,8 @@ class SpeechCommandsConfig(DatasetConfig):
 
     def source(self) -> str:
         """The best archive available without downloading, else the full one (downloaded)."""
-        for name in (FULL, TEST_SET, SUBSET):
-            if locate(RECORD, name) is not None:
-                return name
-        return FULL
+        best = best_located(RECORD)
+        return FULL if best is None else best.name
 
     def load(self, smoke: bool = False) -> DataBundle:
         import torch
