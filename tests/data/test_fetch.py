@@ -286,3 +286,37 @@ def test_an_archive_without_the_member_passes_to_the_next_url(server, tmp_path):
     assert fetch(rec, "inner.txt", progress=False).read_text() == "hello"
     assert sorted(p.name for p in (tmp_path / "home" / "toy" / "sub").iterdir()) == [
         "inner.txt", "inner.txt.archive.bad"]
+
+
+def test_an_archive_is_downloaded_once_for_the_files_of_its_part(server, tmp_path, capsys):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for member, text in (("A_TRAIN.ts", "a-train"), ("A_TEST.ts", "a-test"),
+                             ("B_TRAIN.ts", "b-train"), ("C_TEST.ts", "c-test"),
+                             ("C_TRAIN.ts", "c-train")):
+            zf.writestr(f"top/{member}", text)
+    server.files["/all.zip"] = buf.getvalue()
+
+    def entry(member, text, part):
+        return RemoteFile(member, (server.url + "/all.zip",), hashlib.sha256(text).hexdigest(),
+                          member=member, part=part)
+
+    rec = DatasetRecord("toy", "Toy data", (
+        entry("A_TRAIN.ts", b"a-train", "A"), entry("A_TEST.ts", b"a-test", "A"),
+        entry("A_VALID.ts", b"absent", "A"), entry("B_TRAIN.ts", b"b-train", "B"),
+        entry("C_TEST.ts", b"not what the archive holds", None),
+        entry("C_TRAIN.ts", b"c-train", None)), "CC0", "nobody", "https://example.org", "toy/sub")
+    folder = tmp_path / "home" / "toy" / "sub"
+    assert fetch(rec, "A_TRAIN.ts", progress=False).read_text() == "a-train"
+    # the other file of part A came with it, verified and stamped; part B and the member the
+    # archive lacks did not
+    assert sorted(p.name for p in folder.iterdir()) == [
+        ".A_TEST.ts.verified", ".A_TRAIN.ts.verified", "A_TEST.ts", "A_TRAIN.ts"]
+    assert fetch(rec, "A_TEST.ts", progress=False).read_text() == "a-test"
+    assert len(server.requests) == 1
+    assert fetch(rec, "B_TRAIN.ts", progress=False).read_text() == "b-train"
+    assert len(server.requests) == 2
+    # a file that fails its check beside the one asked for is set aside with a warning
+    assert fetch(rec, "C_TRAIN.ts", progress=False).read_text() == "c-train"
+    assert (folder / "C_TEST.ts.bad").is_file() and not (folder / "C_TEST.ts").exists()
+    assert "C_TEST.ts failed verification" in capsys.readouterr().err

@@ -14,11 +14,13 @@ Lookup order for ``record``'s file ``name``:
    ``<name>.part`` (``<name>.archive.part`` for a file inside an archive) with a progress bar,
    resumes an unfinished ``.part`` from the URL it came from with an HTTP ``Range`` request, is
    checked against the record's sha256 (a mismatch moves it aside to ``<name>.bad``) and is
-   renamed into place. An archive that lacks the file passes to the next URL.
+   renamed into place. An archive that lacks the file passes to the next URL; the other files
+   of the record (of the same part) that the archive holds are taken from it too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -218,7 +220,9 @@ class _Unusable(Exception):
 def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path | None,
               progress: bool) -> None:
     """Try the URLs in order (the one an unfinished ``.part`` came from first) until one gives
-    the file; a URL that fails, or whose archive lacks the member, passes to the next."""
+    the file; a URL that fails, or whose archive lacks the member, passes to the next. The
+    archive's other members that the record needs (of the same part) are taken from the same
+    download, so one archive is downloaded once."""
     raw = target.with_name(rf.name + (".archive" if rf.member else ""))
     part = raw.with_name(raw.name + ".part")
     source = _source_path(part)
@@ -227,10 +231,10 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
     for url in sorted(rf.urls, key=lambda u: u != begun):
         try:
             _stream(url, part, rf.name, progress)
-            got = part
+            got = {rf.name: part}
             if rf.member:
-                got = target.with_name(rf.name + ".extract")
-                _extract(rf, part, got)
+                got = _extract([rf, *_siblings(record, rf, url, target.parent)], part,
+                               target.parent)
                 part.unlink()
             break
         except (urllib.error.URLError, OSError, ValueError, _Unusable) as exc:
@@ -247,7 +251,20 @@ def _download(record: DatasetRecord, rf: RemoteFile, target: Path, mirror: Path 
             f"{record.mirror_subdir}/{rf.name}, or copy the files into the cache with "
             f"`zoo data fetch {record.name}{' ' + rf.part if rf.part else ''} --mirror DIR`")
     source.unlink(missing_ok=True)
-    _accept(record, rf, got, target)
+    wanted = got.pop(rf.name)
+    for name, path in got.items():
+        try:
+            _accept(record, record.file(name), path, target.with_name(name))
+        except ZooError as exc:  # not the file asked for: fetched again when it is asked for
+            print(f"WARNING: {exc}", file=sys.stderr)
+    _accept(record, rf, wanted, target)
+
+
+def _siblings(record: DatasetRecord, rf: RemoteFile, url: str, folder: Path) -> list[RemoteFile]:
+    """The record's other files of ``rf``'s part that the archive at ``url`` may hold and that
+    are not in the cache ``folder`` yet."""
+    return [f for f in record.files if f is not rf and f.member and url in f.urls
+            and f.part == rf.part and not (folder / f.name).is_file()]
 
 
 def _source_path(part: Path) -> Path:
@@ -291,32 +308,41 @@ def _member_matches(member: str, wanted: str) -> bool:
     return member == wanted or member.endswith("/" + wanted)
 
 
-def _extract(rf: RemoteFile, archive: Path, out: Path) -> None:
-    """Copy ``rf.member`` out of the downloaded zip/tar ``archive`` into ``out``; an archive that
-    is unreadable or lacks the member is moved aside to ``<name>.archive.bad``."""
+@contextlib.contextmanager
+def _opened(archive: Path):
+    """``(member names, open(name))`` of a zip or tar archive."""
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            yield zf.namelist(), zf.open
+    else:
+        with tarfile.open(archive) as tf:
+            yield [m.name for m in tf.getmembers() if m.isfile()], tf.extractfile
+
+
+def _extract(files: list[RemoteFile], archive: Path, folder: Path) -> dict[str, Path]:
+    """Copy the ``member`` of each of ``files`` out of the downloaded zip/tar ``archive`` into
+    ``folder/<name>.extract`` (returned by name). Those the archive lacks are left out, except
+    the first (the file asked for): an archive that is unreadable or lacks it is moved aside to
+    ``<name>.archive.bad``."""
+    out: dict[str, Path] = {}
     try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zf:
-                names = [n for n in zf.namelist() if _member_matches(n, rf.member)]
-                source = zf.open(names[0]) if names else None
-                _copy(source, out)
-        else:
-            with tarfile.open(archive) as tf:
-                members = [m for m in tf.getmembers() if _member_matches(m.name, rf.member)]
-                _copy(tf.extractfile(members[0]) if members else None, out)
+        with _opened(archive) as (names, open_member):
+            for f in files:
+                found = next((n for n in names if _member_matches(n, f.member)), None)
+                if found is None and f is files[0]:
+                    raise KeyError("no such member")
+                if found is not None:
+                    out[f.name] = folder / f"{f.name}.extract"
+                    with open_member(found) as src, open(out[f.name], "wb") as dst:
+                        shutil.copyfileobj(src, dst, CHUNK)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, KeyError) as exc:
         bad = archive.with_name(archive.name.removesuffix(".part") + ".bad")
         os.replace(archive, bad)
-        out.unlink(missing_ok=True)
-        raise _Unusable(f"the archive downloaded for {rf.name} is unreadable or lacks it "
+        for path in out.values():
+            path.unlink(missing_ok=True)
+        raise _Unusable(f"the archive downloaded for {files[0].name} is unreadable or lacks it "
                         f"({exc}); moved aside to {bad}") from None
-
-
-def _copy(source, out: Path) -> None:
-    if source is None:
-        raise KeyError("no such member")
-    with source, open(out, "wb") as dst:
-        shutil.copyfileobj(source, dst, CHUNK)
+    return out
 
 
 def _accept(record: DatasetRecord, rf: RemoteFile, part: Path, target: Path) -> None:
