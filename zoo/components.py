@@ -54,6 +54,14 @@ def stored_task(task: TaskInfo) -> Iterator[None]:
 class DatasetConfig(ComponentConfig):
     """A dataset: how to obtain, verify, preprocess and split it."""
 
+    #: whether channel 0 of the loaded values is the observation time (a field that reads the
+    #: time from it, such as ``gru_ode``, is refused where it is not); ``None``: not declared
+    time_first: ClassVar[bool | None] = None
+
+    def channel_0_is_time(self) -> bool | None:
+        """:attr:`time_first`, for a dataset whose options decide it (own data, ``drop``)."""
+        return self.time_first
+
     @abstractmethod
     def task(self) -> TaskInfo:
         """What is predicted (known without loading the data, for validation; a dataset that

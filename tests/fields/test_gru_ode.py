@@ -76,3 +76,29 @@ def test_adjoint_gradients_match_direct():
     """rk4 with step 0.025 on [0, 4], float64: agreement to 2e-6 of each tensor's largest entry."""
     direct, adjoint = adjoint_and_direct_gradients({"kind": "gru_ode", "hidden": 5})
     assert_gradients_close(direct, adjoint, rtol=2e-6)
+
+
+@pytest.mark.parametrize("data, refused", [
+    ({"kind": "irregular_sines", "length": 9}, False),
+    ({"kind": "character_trajectories", "drop": 0.3}, False),
+    ({"kind": "character_trajectories"}, True),  # paper (c)'s three pen channels
+    ({"kind": "gesture"}, True),  # the LTC suite's datasets have no time channel
+    ({"kind": "circle"}, True),
+])
+def test_validation_needs_a_dataset_whose_channel_0_is_time(write_spec, data, refused):
+    from zoo.errors import SpecError
+    from zoo.spec.validate import load_spec
+
+    spec = {"data": data, "model": {
+        "control": {"kind": "natural_cubic"}, "field": {"kind": "gru_ode", "hidden": 8},
+        "solver": {"kind": "torchdiffeq", "method": "rk4"}, "readout": {"kind": "classify"}},
+        "train": {"epochs": 1, "batch_size": 16}}
+    if not refused:
+        assert load_spec(write_spec(spec))[0].model.field.kind == "gru_ode"
+        return
+    with pytest.raises(SpecError) as info:
+        load_spec(write_spec(spec))
+    assert [p for p in info.value.problems if p.endswith(
+        f"data.kind: field 'gru_ode' moves h by dX₀/dt, the rate of channel 0, which must be "
+        f"time, and dataset '{data['kind']}' has no time channel (it is on speech_commands, "
+        f"physionet_sepsis, uea, eigenworms and own data)")]

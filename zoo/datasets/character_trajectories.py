@@ -43,6 +43,9 @@ class CharacterTrajectoriesConfig(DatasetConfig):
     def task(self) -> TaskInfo:
         return TaskInfo("multiclass", N_CLASSES)
 
+    def channel_0_is_time(self) -> bool:
+        return self.drop is not None  # the uea pipeline prepends it; paper (c) has none
+
     def load(self, smoke: bool = False) -> DataBundle:
         import torch
 

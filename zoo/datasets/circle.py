@@ -10,7 +10,7 @@ the experiment measures hidden trajectories and trains nothing).
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, PositiveInt
 
@@ -20,6 +20,8 @@ from ..series import DataBundle, SeriesSplit, TaskInfo
 
 class CircleConfig(DatasetConfig):
     """Circle input (sin t, cos t) on [0, 2π] for the trajectory-length experiment (no download)."""
+
+    time_first: ClassVar[bool | None] = False
 
     kind: Literal["circle"] = "circle"
     samples: int = Field(100, ge=2, description="equally spaced samples on [0, t_max]")

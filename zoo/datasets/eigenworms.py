@@ -57,6 +57,8 @@ def impute(x: np.ndarray) -> np.ndarray:
 class EigenWormsConfig(DatasetConfig):
     """UEA EigenWorms, 259 series of 17,984 steps, FWP-paper preprocessing and split."""
 
+    time_first: ClassVar[bool | None] = True
+
     kind: Literal["eigenworms"] = "eigenworms"
     split: Literal["lem", "nrde"] = Field("lem", description="lem: the FWP code's split; "
                                                              "nrde: the neural-RDE paper's")

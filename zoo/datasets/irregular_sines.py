@@ -10,7 +10,7 @@ channel is prepended, as Kidger et al. do for irregular data.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -25,6 +25,8 @@ CLASSES = ("1 Hz", "2 Hz", "3 Hz", "4 Hz")
 
 class IrregularSinesConfig(GeneratedDataset):
     """Irregularly sampled noisy oscillations, 4 frequency classes (no download)."""
+
+    time_first: ClassVar[bool | None] = True
 
     kind: Literal["irregular_sines"] = "irregular_sines"
     length: int = Field(50, ge=4, description="points on the regular grid before dropping")

@@ -56,6 +56,8 @@ RECORD = DatasetRecord(
 class PhysioNetSepsisConfig(DatasetConfig):
     """PhysioNet 2019 sepsis, first 72 ICU hours, binary label (FWP/NCDE papers)."""
 
+    time_first: ClassVar[bool | None] = True
+
     kind: Literal["physionet_sepsis"] = "physionet_sepsis"
     intensity: bool = Field(False, description="observational intensity (OI): 34 cumulative "
                                                "count channels and 2 static observed flags")

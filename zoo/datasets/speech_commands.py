@@ -100,6 +100,8 @@ def mfcc_features(waves: torch.Tensor) -> torch.Tensor:
 class SpeechCommandsConfig(DatasetConfig):
     """Speech Commands v0.02, 10 command words as 161 × 20 MFCC sequences (FWP/NCDE papers)."""
 
+    time_first: ClassVar[bool | None] = True
+
     kind: Literal["speech_commands"] = "speech_commands"
     intensity: bool = Field(False, description="add the 20 cumulative observation-count channels "
                                                "(for ODE-RNN/GRU-D/GRU-Δt baselines)")

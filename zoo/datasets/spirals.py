@@ -10,7 +10,7 @@ A time channel (0 … 1) is prepended, as in the example. No download.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, PositiveInt
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 class SpiralsConfig(GeneratedDataset):
     """Clockwise vs. anticlockwise spirals with a time channel (torchcde's example data)."""
+
+    time_first: ClassVar[bool | None] = True
 
     kind: Literal["spirals"] = "spirals"
     n_train: PositiveInt = 128

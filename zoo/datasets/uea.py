@@ -57,6 +57,8 @@ def drop_rows(x: torch.Tensor, rate: float, seed: int = DROP_SEED) -> torch.Tens
 class UEAConfig(DatasetConfig):
     """A UEA multivariate archive dataset, NCDE-paper preprocessing (optional dropped rows)."""
 
+    time_first: ClassVar[bool | None] = True
+
     kind: Literal["uea"] = "uea"
     name: str = Field(description="dataset name, e.g. BasicMotions, CharacterTrajectories")
     missing_rate: float = Field(0.0, ge=0, lt=1, description="fraction of rows dropped per series")

@@ -165,10 +165,13 @@ class GRUODEConfig(FieldConfig):
     initials = ("zeros", "static")
 
     def check(self, spec) -> list[tuple[str, str]]:
-        if getattr(spec.data, "time_channel", True) is False:
-            return [("data.time_channel", "field 'gru_ode' moves h by dX₀/dt, the rate of "
-                     "channel 0, which must be time: set time_channel: true")]
-        return []
+        if spec.data.channel_0_is_time() is not False:
+            return []
+        why = "field 'gru_ode' moves h by dX₀/dt, the rate of channel 0, which must be time"
+        if "time_channel" in type(spec.data).model_fields:
+            return [("data.time_channel", f"{why}: set time_channel: true")]
+        return [("data.kind", f"{why}, and dataset '{spec.data.kind}' has no time channel "
+                 f"(it is on speech_commands, physionet_sepsis, uea, eigenworms and own data)")]
 
     def build(self, ctx: BuildContext) -> GRUODE:
         from .gru_ode import GRUODE

@@ -29,6 +29,7 @@ SMOKE_SIZE = 16
 class LTCDataset(DatasetConfig):
     record: ClassVar[DatasetRecord]
     version: ClassVar[int] = 1
+    time_first: ClassVar[bool | None] = False
 
     def arrays(self, paths: dict[str, Path]) -> dict[str, np.ndarray]:
         raise NotImplementedError

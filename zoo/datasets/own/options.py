@@ -95,6 +95,9 @@ class OwnDataConfig(DatasetConfig):
     normalise: bool = Field(True, description="z-score every channel with training statistics")
     time_channel: bool = Field(True, description="add the observation time as the first channel")
 
+    def channel_0_is_time(self) -> bool:
+        return self.time_channel
+
     @field_validator("path", check_fields=False)
     @classmethod
     def _relative_to_spec(cls, value: Any, info: ValidationInfo) -> Any:
