@@ -4,8 +4,9 @@ Each case and implementation runs in fresh subprocesses, alternating over ``--ro
 time training steps (forward, backward, Adam step; median over ``--repeats`` after one warm-up
 step; with an adaptive solver each from the initial weights, so that both solve the same
 problem) and the work any implementation must do (``floor.py``), and measure the peak
-memory of the steps: the growth of the peak resident set size over the resident size before
-the first step on CPU, ``torch.cuda.max_memory_allocated`` on CUDA. The results go to
+memory of a step beyond what torch's allocator held before the steps: on CPU the most bytes
+the warm-up step held at once, counted from the allocation events of torch's profiler, on CUDA
+``torch.cuda.max_memory_allocated``. The results go to
 ``docs/performance.md`` with the machine they ran on, between the markers of ``--section``
 (``<!-- bench:NAME -->`` … ``<!-- /bench:NAME -->``; the rest of the page is kept).
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -161,9 +161,23 @@ def build(case: str, impl: str, quick: bool, backprop: str | None, factor: int,
     return model, batch, length
 
 
-def resident_mb() -> float:
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return pages * resource.getpagesize() / 2**20
+def allocated_peak_mb(step) -> float:
+    """Run ``step()`` under torch's profiler: the most MiB its CPU allocations held at once,
+    net of its frees in time order (the CPU counterpart of ``torch.cuda.max_memory_allocated``
+    less the bytes allocated before)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    events = sorted((e for e in prof.profiler.kineto_results.events()
+                     if e.name() == "[memory]" and e.device_type() == DeviceType.CPU),
+                    key=lambda e: e.start_ns())
+    held = peak = 0
+    for event in events:
+        held += event.nbytes()
+        peak = max(peak, held)
+    return peak / 2**20
 
 
 def floor_worker(args) -> None:
@@ -201,23 +215,30 @@ def worker(args) -> None:
     adaptive = getattr(getattr(model.spec.model.solver, "method", None), "value", None) in ADAPTIVE
     initial = {k: v.clone() for k, v in model.state_dict().items()} if adaptive else None
     cuda = args.device.startswith("cuda")
-    before = torch.cuda.memory_allocated() / 2**20 if cuda else resident_mb()
-    times = []
-    for _ in range(args.repeats + 1):
-        if cuda:
-            torch.cuda.synchronize()
-        start = time.perf_counter()
+
+    def train_step() -> None:
         model.integrator.nfe = 0
         opt.zero_grad(set_to_none=True)
         model.spec.model.readout.loss(model(batch), batch.y).backward()
         opt.step()
+
+    before = torch.cuda.memory_allocated() / 2**20 if cuda else 0.0
+    times = []
+    for i in range(args.repeats + 1):
+        if cuda:
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        if i == 0 and not cuda:  # the warm-up step, whose time is not counted, is profiled
+            peak = allocated_peak_mb(train_step)
+        else:
+            train_step()
         if cuda:
             torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
         if initial is not None:
             model.load_state_dict(initial)
-    peak = (torch.cuda.max_memory_allocated() / 2**20 if cuda
-            else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    if cuda:
+        peak = torch.cuda.max_memory_allocated() / 2**20
     step = statistics.median(times[1:])
     print(json.dumps({"case": args.case, "impl": args.impl,
                       "used": getattr(model.body, "implementation_used", "generic"),

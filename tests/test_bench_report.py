@@ -71,3 +71,18 @@ def test_a_save_file_holds_several_runs_and_a_case_counts_as_its_last(tmp_path):
         file.write(json.dumps({"machine": "GPU C", "repeats": 5, "rounds": 1}) + "\n")
     with pytest.raises(SystemExit, match="different --repeats/--rounds"):
         run.saved(path)
+
+
+def test_peak_memory_counts_the_bytes_a_step_holds_at_once():
+    import torch
+
+    def step():
+        a = torch.ones(1 << 20)  # 4 MiB
+        b = a * 2  # 8 MiB held
+        del a
+        c = torch.ones(1 << 21)  # 4 + 8 = 12 MiB held
+        del b, c
+
+    kept = torch.ones(1 << 22)  # held before the step: not counted
+    assert run.allocated_peak_mb(step) == pytest.approx(12.0, abs=0.01)
+    assert kept.numel() == 1 << 22
