@@ -78,7 +78,7 @@ def test_corrupt_store_file_is_not_an_mlflow_store(tmp_path, spec_file, capsys, 
     before = listing(tmp_path)
     code, err = zoo_cli(capsys, "run", str(spec_file))  # the default store, mlruns.db here
     assert code == 2
-    assert f"{db} is not an MLflow SQLite store" in err and "SQL" not in err.replace("SQLite", "")
+    assert f"{db} is not an SQLite database" in err and "SQL" not in err.replace("SQLite", "")
     assert listing(tmp_path) == before and db.read_text() == "this is not a database\n"
 
 
@@ -100,8 +100,33 @@ def test_unsupported_scheme_lists_the_supported_ones(tmp_path, spec_file, capsys
     code, err = zoo_cli(capsys, "run", str(spec_file), "--tracking-uri", "foo://bar")
     assert code == 2
     assert "the scheme 'foo://' is not supported" in err
-    assert "sqlite:///FILE" in err and "http://" in err and "folder path" in err
+    assert "sqlite:///FILE" in err and "http://" in err
     assert listing(tmp_path) == before
+
+
+def test_a_folder_store_is_refused_unless_mlflow_is_told_to_allow_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    for uri in (str(tmp_path / "runs"), (tmp_path / "runs").as_uri()):
+        with pytest.raises(InputError, match=r"a folder store is in maintenance mode in MLflow "
+                                             r"3 and refused by it; use an SQLite file, e\.g\. "
+                                             f"sqlite:///{tmp_path / 'runs' / 'mlruns.db'}"):
+            check_store(uri)
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    check_store(str(tmp_path / "runs"))
+
+
+def test_an_optuna_study_database_is_not_a_run_store(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "optuna.db"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE studies (study_id INTEGER)")
+        con.execute("CREATE TABLE alembic_version (version_num TEXT)")
+    con.close()
+    with pytest.raises(InputError, match=r"is an SQLite database but not an MLflow store \(an "
+                                         r"Optuna study database\) \(its tables: "
+                                         r"alembic_version, studies\)"):
+        check_store(f"sqlite:///{db}")
 
 
 class _Html(http.server.BaseHTTPRequestHandler):

@@ -235,6 +235,49 @@ def test_errors(trained, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_bad_input_to_predict_is_one_message_and_loses_nothing(trained, tmp_path, capsys):
+    run, uri, data = trained["run_id"], trained["uri"], trained["csv"]
+    given = ("--tracking-uri", uri)
+    copy = tmp_path / "same.csv"
+    copy.write_bytes(data.read_bytes())
+    code, _, err = cli(capsys, "predict", run, "--data", copy, *given, "--output", copy)
+    one_error(code, err, f"--output {copy}: is the input {copy}; writing it would destroy")
+    assert copy.read_bytes() == data.read_bytes()
+    (tmp_path / "d.csv").mkdir()
+    code, _, err = cli(capsys, "predict", run, "--data", data, *given, "--output",
+                       tmp_path / "d.csv")
+    one_error(code, err, "d.csv: is a folder; name a file")
+    code, _, err = cli(capsys, "predict", run, "--data", data, *given, "--batch-size", "0")
+    one_error(code, err, "batch size 0: give a positive number")
+    garbage = tmp_path / "bad.pt"
+    garbage.write_text("garbage\n")
+    code, _, err = cli(capsys, "predict", garbage, "--data", data)
+    one_error(code, err, "bad.pt: not a readable zoo checkpoint")
+    last = tmp_path / "last.pt"
+    torch.save({"model": {}, "optimizer": {}, "state": {}}, last)
+    code, _, err = cli(capsys, "predict", last, "--data", data)
+    one_error(code, err, "a training state for resuming a run (last.pt), not a best "
+                         "checkpoint: use the run's checkpoints/best.pt")
+    frame = pd.read_csv(data)
+    patient = frame.patient.iloc[0]
+    huge = frame.copy()
+    huge.loc[1, "hr"] = 1e308
+    huge.to_csv(tmp_path / "huge.csv", index=False)
+    code, _, err = cli(capsys, "predict", run, "--data", tmp_path / "huge.csv", *given)
+    one_error(code, err, "column 'hr' holds '1e+308' at", "not a number float32 can hold")
+    span = frame[frame.patient == patient].copy()
+    span["hour"] = span["hour"] * 1e9  # nanoseconds: far too many fixed steps of 0.2
+    span.to_csv(tmp_path / "span.csv", index=False)
+    code, _, err = cli(capsys, "predict", run, "--data", tmp_path / "span.csv", *given)
+    one_error(code, err, "model.solver: the times span", "with step_size 0.2",
+              "fixed steps per solve, more than 1,000,000; rescale the times")
+    close = span.copy()
+    close["hour"] = [0, 0.6000000000000001, *range(2, len(close))]
+    close.to_csv(tmp_path / "close.csv", index=False)
+    code, _, err = cli(capsys, "predict", run, "--data", tmp_path / "close.csv", *given)
+    one_error(code, err, "times 0.6 and 0.6000000000000001 (", "cannot be told apart")
+
+
 def untrained_checkpoint(tmp_path, spec_text: str):
     """An untrained model of ``spec_text`` saved as a best checkpoint, with its bundle."""
     (tmp_path / "spec.yaml").write_text(spec_text)

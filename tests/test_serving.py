@@ -85,13 +85,17 @@ def served(uri: str, run_id: str, folder: Path) -> Iterator[str]:
             server.wait(timeout=30)
 
 
-def invoke(url: str, rows: pd.DataFrame) -> pd.DataFrame:
-    """The predictions of a client's request: JSON with null for missing cells (NaN is not
-    JSON)."""
+def post(url: str, rows: pd.DataFrame):
+    """A client's request: JSON with null for missing cells (NaN is not JSON)."""
     import requests
 
     body = {"dataframe_split": json.loads(rows.to_json(orient="split", index=False))}
-    reply = requests.post(f"{url}/invocations", json=body, timeout=60)
+    return requests.post(f"{url}/invocations", json=body, timeout=60)
+
+
+def invoke(url: str, rows: pd.DataFrame) -> pd.DataFrame:
+    """The predictions of a client's request."""
+    reply = post(url, rows)
     assert reply.status_code == 200, reply.text
     return pd.DataFrame(reply.json()["predictions"])
 
@@ -101,10 +105,19 @@ def test_served_model_answers_as_load_model(trained, tmp_path):
     rows = rows[rows.patient.isin(["p3", "p4", "p7"])].drop(columns="outcome")
     with served(trained["uri"], trained["run_id"], tmp_path) as url:
         answer = invoke(url, rows)
+        huge = rows.copy()
+        huge.loc[huge.index[1], "hr"] = 1e300  # more than float32 holds
+        refused = post(url, huge)
     expected = zoo.load_model(trained["run_id"], tracking_uri=trained["uri"]).predict(
         rows, progress=False)
     assert list(answer.patient) == ["p3", "p4", "p7"]
     pd.testing.assert_frame_equal(answer, expected, check_dtype=False)
+    # a request zoo refuses: HTTP 400 with zoo's message, no traceback
+    assert refused.status_code == 400 and refused.json()["error_code"] == \
+        "INVALID_PARAMETER_VALUE"
+    assert "column 'hr' holds '1e+300' at" in refused.json()["message"]
+    assert "not a number float32 can hold" in refused.json()["message"]
+    assert "Traceback" not in refused.text
 
 
 def ramps_csv(path: Path) -> None:

@@ -25,6 +25,9 @@ MAX_BATCH = 2**20
 #: the most parameters a model may have (4 GiB of float32 weights, before gradients and the
 #: optimiser's state); the estimate is made before anything is allocated
 MAX_PARAMETERS = 2**30
+#: the most steps of one fixed-step solve (times span ÷ step size), checked when the data is
+#: seen: each step keeps the state for the backward pass
+MAX_SOLVER_STEPS = 1_000_000
 #: the seeds ``torch.manual_seed`` accepts (a 64-bit integer, signed or unsigned)
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 #: the seeds NumPy's generators take (``RandomState``; ``default_rng`` refuses negative ones)

@@ -161,7 +161,7 @@ class TrainedModel:
         from tqdm import tqdm
 
         train = self.spec.train
-        size = batch_size or train.eval_batch_size or train.batch_size
+        size = train.eval_batch_size or train.batch_size if batch_size is None else batch_size
         if size < 1:
             raise InputError(f"batch size {size}: give a positive number")
         split, control = new.split, self.spec.model.control
@@ -191,6 +191,9 @@ def write_table(frame, path: Path) -> None:
         else:
             frame.to_csv(tmp, index=False, sep="\t" if suffix == ".tsv" else ",")
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"{path}: cannot write it ({exc.strerror or exc})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .errors import InputError
 from .predict import TrainedModel
 from .training.checkpoint import read_checkpoint
 
@@ -37,7 +38,15 @@ class ZooPyfunc(PythonModel):
         self.model = open_model(context.artifacts["checkpoint"])
 
     def predict(self, context, model_input: pd.DataFrame, params: dict | None = None):
-        return predict_frame(self.model, model_input)
+        """:func:`predict_frame`; a request zoo refuses is MLflow's invalid-parameter error
+        (HTTP 400 from the server) with zoo's message, not an unexpected error and traceback."""
+        from mlflow.exceptions import MlflowException
+        from mlflow.protos.databricks_pb2 import INVALID_PARAMETER_VALUE
+
+        try:
+            return predict_frame(self.model, model_input)
+        except InputError as exc:
+            raise MlflowException(str(exc), INVALID_PARAMETER_VALUE) from None
 
 
 def open_model(path: str | Path) -> TrainedModel:

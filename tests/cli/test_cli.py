@@ -78,6 +78,20 @@ def test_executor_options_that_contradict_are_one_message(command, options, mess
     assert sorted(p.name for p in tmp_path.iterdir()) == [spec.name]  # nothing written
 
 
+@pytest.mark.parametrize("command, unit", [("sweep", "run"), ("search", "trial")])
+@pytest.mark.parametrize("option, value, message", [
+    ("cpus", "-1", "not a number above 0: '-1'"), ("cpus", "0", "not a number above 0: '0'"),
+    ("gpus", "-0.5", "not a number of at least 0: '-0.5'"),
+    ("gpus", "inf", "not a number of at least 0: 'inf'")])
+def test_ray_resources_are_checked_before_ray_starts(command, unit, option, value, message,
+                                                     write_spec, tiny_spec, capsys):
+    spec = write_spec(tiny_spec)
+    with pytest.raises(SystemExit) as exit_:
+        main([command, str(spec), "--executor", "ray", f"--{option}-per-{unit}", value])
+    assert exit_.value.code == 2
+    assert f"argument --{option}-per-{unit}: {message}" in capsys.readouterr().err
+
+
 def test_schema_contains_every_installed_component(tmp_path, capsys):
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)

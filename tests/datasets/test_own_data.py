@@ -374,6 +374,28 @@ def test_array_errors(tmp_path):
         ArraysConfig(path=path, split={"key": "split"}))
 
 
+def test_data_without_series_is_said_so(tmp_path):
+    empty = csv(tmp_path, "id,t,v,label\n")
+    assert error(table(empty, time="t", label="label")).endswith(
+        "data.csv: the table has no rows (only a header)")
+    with pytest.raises(InputError, match="the table has no rows"):  # classes read at validation
+        table(empty, time="t", label="label").task()
+    path = write_npz(tmp_path, values=np.zeros((0, 8, 2)), labels=np.array([], dtype=str))
+    for config in (ArraysConfig(path=path), ArraysConfig(path=path, classes=["a", "b"])):
+        assert error(config).endswith("data.npz: 'values' holds no series (its shape is "
+                                      "(0, 8, 2))")
+
+
+def test_a_value_float32_cannot_hold_is_refused_with_its_cell(tmp_path):
+    path = csv(tmp_path, "id,t,v,label\na,0,1,x\na,1,1e308,x\nb,0,1,y\n")
+    assert "column 'v' holds '1e308' at " in error(table(path, time="t", label="label"))
+    values = np.ones((3, 4, 1))
+    values[1, 2, 0] = -1e39
+    path = write_npz(tmp_path, values=values, labels=np.array([0, 1, 1]))
+    assert "'values' holds '-1e+39' at index (1, 2, 0), not a number float32 can hold" in \
+        error(ArraysConfig(path=path, classes=[0, 1]))
+
+
 # ----- spec validation (no data read)
 
 SPEC = """\

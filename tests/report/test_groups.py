@@ -17,7 +17,9 @@ def test_an_experiment_per_configuration(write_spec, tiny_spec, tmp_path, monkey
     tiny_spec["train"]["epochs"] = 1
     spec = write_spec(tiny_spec, "tiny.yaml")
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
-    for extra in (["--seed", "1"], ["--seed", "2"], ["--seed", "1", "-o", "model.field.hidden=4"]):
+    # a run of its own name (as a search names each trial's) is still the same configuration
+    for extra in (["--seed", "1"], ["--seed", "2", "-o", "tracking.run_name=second"],
+                  ["--seed", "1", "-o", "model.field.hidden=4"]):
         assert zoo(["run", spec, "--tracking-uri", uri, "--no-progress", *extra],
                    monkeypatch) == 0
     capsys.readouterr()

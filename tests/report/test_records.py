@@ -312,8 +312,10 @@ def test_a_record_without_the_checkpoint_keys_reads_them_as_null(tmp_path):
 
 
 @pytest.mark.parametrize("second, why", [
-    ('{"seed": 1}', "keys must be"),
-    ("[1, 2]", "keys must be"),
+    ('{"seed": 1}', "missing commit, date, device, epoch_seconds, epochs, id, metric"),
+    ("[1, 2]", "a record is a JSON object"),
+    ({"colour": "red"}, "unknown colour; the keys are id, variant, seed"),
+    ({"value": float("nan")}, "NaN is not a finite number"),
     ({"value": "0.9"}, "value must be float, not '0.9'"),
     ({"seed": 1.5}, "seed must be int, not 1.5"),
     ({"kept_epoch": True}, "kept_epoch must be int | None, not True"),
@@ -327,6 +329,19 @@ def test_bad_record_names_its_line(tmp_path, second, why):
         second = json.dumps({**good, **second})
     path.write_text(json.dumps(good) + "\n" + second + "\n")
     with pytest.raises(InputError, match=rf"e\.jsonl:2: not a record: {why}"):
+        records.load(tmp_path)
+
+
+def test_a_record_file_that_is_not_utf8_or_repeats_a_seed_is_named(tmp_path):
+    path = tmp_path / "p" / "t" / "e.jsonl"
+    path.parent.mkdir(parents=True)
+    good = json.dumps(dataclasses.asdict(_record(1, "a", 2)))
+    path.write_bytes(good.encode() + b"\n\xff\xfe\n")
+    with pytest.raises(InputError, match=r"e\.jsonl: not UTF-8 text \(byte \d+: invalid start "
+                                         r"byte\)"):
+        records.load(tmp_path)
+    path.write_text(good + "\n" + good + "\n")
+    with pytest.raises(InputError, match=r"e\.jsonl: seed 1 is recorded twice$"):
         records.load(tmp_path)
 
 

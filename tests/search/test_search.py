@@ -56,7 +56,7 @@ def test_a_search_nests_its_trials_and_writes_the_best_spec(write_spec, tiny_spe
         assert t.value == [m.value for m in history if m.step == best_epoch][0]
     best = study.best_trial
     assert parent.data.metrics["best/val/accuracy"] == best.value
-    assert parent.data.params["best.model.field.hidden"] == str(best.params["model.field.hidden"])
+    assert parent.data.tags["best.model.field.hidden"] == str(best.params["model.field.hidden"])
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "plots")}
     assert "plots/optimization_history.png" in artifacts
     # the best spec extends the searched one, without its search, with the best values
@@ -79,6 +79,9 @@ def test_asking_for_more_trials_resumes_the_study(write_spec, tiny_spec, tmp_pat
     _, runs = store_runs(uri)
     parents = [r for r in runs if "zoo.search" in r.data.tags]
     assert len(parents) == 1 and len(runs) == 4  # the same parent run, one more trial
+    # the resumed search draws values of its own, not the first search's again
+    lrs = {r.data.params["train.optimizer.lr"] for r in runs if "zoo.search" not in r.data.tags}
+    assert len(lrs) == 3
 
 
 @pytest.mark.slow
@@ -192,6 +195,8 @@ def test_two_workers_share_one_study(executor, write_spec, tiny_spec, tmp_path, 
     [parent] = [r for r in runs if "zoo.search" in r.data.tags]
     trials = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert sorted(int(r.data.tags["zoo.trial"]) for r in trials) == [0, 1, 2, 3]
+    # each worker draws values of its own: no trial repeats another's
+    assert len({r.data.params["train.optimizer.lr"] for r in trials}) == 4
 
 
 @pytest.mark.slow
@@ -251,3 +256,83 @@ def test_a_killed_worker_process_leaves_the_others_taking_trials(write_spec, tin
     assert again.returncode == 0, again.stderr
     study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
     assert [t.state.name for t in study.trials].count("COMPLETE") == 4
+
+
+def test_workers_and_resumed_searches_draw_values_of_their_own(write_spec, tiny_spec):
+    from zoo.search.study import sampler
+
+    spec, _ = load_spec(write_spec(searched(tiny_spec, trials=4)))
+
+    def first_draw(stream):
+        study = optuna.create_study(sampler=sampler(spec.search, stream))
+        return study.ask().suggest_float("lr", 1e-3, 1e-1, log=True)
+
+    draws = [first_draw(stream) for stream in [(0, 0), (1, 0), (0, 2), (0, 0)]]
+    assert len(set(draws[:3])) == 3 and draws[3] == draws[0]  # distinct, and reproducible
+
+
+def test_a_study_of_another_spec_or_space_is_refused(write_spec, tiny_spec, tmp_path):
+    from zoo.errors import InputError
+    from zoo.search.study import open_study
+
+    storage = f"sqlite:///{tmp_path / 'optuna.db'}"
+    spec, _ = load_spec(write_spec(searched(tiny_spec, trials=2)))
+    open_study(spec.search, spec, storage, "s1")
+    resumed, _ = load_spec(write_spec(searched(tiny_spec, trials=2)), ["search.trials=5"])
+    open_study(resumed.search, resumed, storage, "s1")  # more trials: the same search
+    shorter, _ = load_spec(write_spec(searched(tiny_spec, trials=2)), ["train.epochs=1"])
+    open_study(shorter.search, shorter, storage, "s1")  # trained otherwise: the same search
+    for override, what in [("search.metric=val/loss", r"objective \(val/accuracy, not val/loss\)"),
+                           ("search.space={model.field.hidden: {choices: [4, 8, 16]}}",
+                            "search space")]:
+        other, _ = load_spec(write_spec(searched(tiny_spec, trials=2)), [override])
+        with pytest.raises(InputError, match=f"study 's1' in {storage} was created for another "
+                                             f"{what}; its trials are not this search's"):
+            open_study(other.search, other, storage, "s1")
+
+
+def test_a_study_database_that_cannot_hold_a_study_is_one_message(write_spec, tiny_spec,
+                                                                   tmp_path):
+    import sqlite3
+
+    from zoo.errors import InputError
+    from zoo.search.study import open_study
+
+    spec, _ = load_spec(write_spec(searched(tiny_spec, trials=2)))
+    runs = tmp_path / "mlruns.db"
+    with sqlite3.connect(runs) as con:
+        con.execute("CREATE TABLE experiments (experiment_id INTEGER)")
+        con.execute("CREATE TABLE runs (run_uuid TEXT)")
+    con.close()
+    junk = tmp_path / "junk.db"
+    junk.write_text("junk")
+    (tmp_path / "adir").mkdir()
+    for db, message in [(runs, "is an MLflow run store; give the study a file of its own"),
+                        (junk, "is not an SQLite database"),
+                        (tmp_path / "adir", "is a directory, not an SQLite file"),
+                        (tmp_path / "no" / "o.db", "does not exist")]:
+        with pytest.raises(InputError, match=message):
+            open_study(spec.search, spec, f"sqlite:///{db}", "s1")
+    assert junk.read_text() == "junk"
+    with sqlite3.connect(runs) as con:  # nothing of Optuna's was written into the run store
+        assert {r[0] for r in con.execute("SELECT name FROM sqlite_master")} == {
+            "experiments", "runs"}
+    con.close()
+
+
+@pytest.mark.parametrize("search, message", [
+    ({"space": {"train.optimizer.lr": {"low": 1.0e-4, "high": float("inf")}}},
+     "low, high and step must be finite numbers"),
+    ({"sampler": "grid", "space": {"model.field.hidden": {"low": 1, "high": 200000, "step": 1},
+                                   "train.optimizer.lr": {"choices": [0.1, 0.01]}}},
+     "the grid has 200,000 \\(model.field.hidden\\) × 2 \\(train.optimizer.lr\\) = 400,000 "
+     "points, more than 100,000"),
+    ({"sampler": "grid", "trials": 3, "space": {"model.field.hidden": {"choices": [4, 8]}}},
+     "trials: 3 is more than the grid's 2 points"),
+])
+def test_validation_refuses_a_search_that_cannot_run_as_asked(write_spec, tiny_spec, search,
+                                                              message):
+    from zoo.errors import SpecError
+
+    with pytest.raises(SpecError, match=message):
+        load_spec(write_spec({**tiny_spec, "search": search}))

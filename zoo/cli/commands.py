@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -71,6 +72,18 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
+    return value
+
+
+def resources(least: float, text: str) -> float:
+    """``text`` as a finite number of at least ``least`` (Ray's CPUs or GPUs per task)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value >= least):
+        raise argparse.ArgumentTypeError(f"not a number {'above' if least else 'of at least'} "
+                                         f"0: {text!r}")
     return value
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..outputs import check_output_file
 
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 SHOWN_ROWS = 20
@@ -54,8 +54,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if out is not None:
         if out.suffix.lower() not in OUTPUT_SUFFIXES:
             raise InputError(f"--output {out}: give a .csv, .tsv or .parquet file")
-        if not out.resolve().parent.is_dir() or not os.access(out.resolve().parent, os.W_OK):
-            raise InputError(f"--output {out}: {out.resolve().parent} is not a writable folder")
+        check_output_file(out, "--output", (Path(args.data),))
     model = _load(args)
     frame = model.predict(args.data, batch_size=args.batch_size, progress=not args.no_progress)
     if out is None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from ..errors import InputError
-from .commands import positive_int
+from .commands import positive_int, resources
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,8 +40,9 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
     p.add_argument("--executor", choices=["local", "ray"], default="local")
     p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
                    "default: start a local Ray instance")
-    p.add_argument(f"--cpus-per-{unit}", type=float, default=1.0, help=f"Ray CPUs per {unit}")
-    p.add_argument(f"--gpus-per-{unit}", type=float, default=None,
+    p.add_argument(f"--cpus-per-{unit}", type=partial(resources, 1e-9), default=1.0,
+                   help=f"Ray CPUs per {unit} (above 0)")
+    p.add_argument(f"--gpus-per-{unit}", type=partial(resources, 0.0), default=None,
                    help=f"Ray GPUs per {unit} (a fraction shares a GPU; default: 1 where the "
                         f"cluster has GPUs, so one {unit} per GPU, else 0)")
 
@@ -60,7 +62,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     check_executor_options(args)
     if args.threads and args.executor == "ray":
         raise InputError("--threads is for local runs; a Ray run has --cpus-per-run threads")
-    seeds = parse_seeds(args.seeds) if args.seeds else None
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     # the specs are validated before torch and MLflow are imported: a bad one is reported at once
     jobs, spec_uris = plan(args.specs, seeds, args.override, args.smoke)
 

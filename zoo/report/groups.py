@@ -1,8 +1,9 @@
 """Any group of runs summarised per configuration: ``zoo report --runs EXPERIMENT|RUN_ID``.
 
 The group is an experiment's finished runs, or the trials of a search (the runs nested under
-its parent run). Runs with the same resolved spec apart from the seed (tag ``zoo.spec_hash``)
-are one configuration; each row shows what sets it apart from the others (the parameters that
+its parent run). Runs with the same parameters (the resolved spec, logged flat) apart from the
+seed and the names (``name``, ``tracking.run_name``: a search names each trial's run) are one
+configuration; each row shows what sets it apart from the others (the parameters that
 differ), its number of runs and epochs, and each test metric as mean ± std over its runs
 (population std; none for one run).
 """
@@ -50,10 +51,12 @@ def runs_of(client, target: str) -> tuple[str, list]:
 
 
 def groups(runs: list) -> list[Group]:
-    """One :class:`Group` per spec hash, in order of first appearance."""
-    by_hash: dict[str, list] = defaultdict(list)
+    """One :class:`Group` per configuration, in order of first appearance."""
+    by_hash: dict[object, list] = defaultdict(list)
     for run in runs:
-        by_hash[run.data.tags.get("zoo.spec_hash", run.info.run_id)].append(run)
+        params = frozenset((k, v) for k, v in run.data.params.items()
+                           if k not in SKIPPED_PARAMS)
+        by_hash[params or run.info.run_id].append(run)
     params = [{k: v for k, v in rs[0].data.params.items() if k not in SKIPPED_PARAMS}
               for rs in by_hash.values()]
     varying = sorted(k for k in set().union(*params) if len({p.get(k) for p in params}) > 1)

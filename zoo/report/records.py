@@ -81,18 +81,30 @@ def _check_types(data: dict) -> None:
                 raise ValueError(f"{f.name} must be {f.type}, not {data[f.name]!r}")
 
 
+def _not_a_number(constant: str):
+    raise ValueError(f"{constant} is not a finite number")
+
+
 def read(path: Path) -> list[Record]:
     """The records of one file; a malformed line is an :class:`InputError` naming it. The keys
     added later (those with a default) may be missing: they read as null."""
     names = {f.name for f in fields(Record)}
     required = {f.name for f in fields(Record) if f.default is MISSING}
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    for number, line in enumerate(text.splitlines(), 1):
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict) or not required <= set(data) <= names:
-                raise ValueError(f"keys must be {', '.join(sorted(required))}, and may be "
-                                 f"{', '.join(sorted(names - required))}")
+            data = json.loads(line, parse_constant=_not_a_number)
+            if not isinstance(data, dict):
+                raise ValueError("a record is a JSON object")
+            if missing := required - set(data):
+                raise ValueError(f"missing {', '.join(sorted(missing))}")
+            if unknown := set(data) - names:
+                raise ValueError(f"unknown {', '.join(sorted(unknown))}; the keys are "
+                                 f"{', '.join(f.name for f in fields(Record))}")
             _check_types(data)
             records.append(Record(**data))
         except (ValueError, TypeError) as exc:
@@ -109,9 +121,10 @@ def load(root: Path, per_device: bool = False) -> dict[str, list[Record]]:
         records = read(path)
         if any(r.key != key for r in records):
             raise InputError(f"{path}: holds records of another entry or variant than '{key}'")
-        if len({(r.seed, r.device if per_device else None) for r in records}) != len(records):
-            raise InputError(f"{path}: a seed is recorded twice"
-                             f"{' for one device' if per_device else ''}")
+        seen = [(r.seed, r.device if per_device else None) for r in records]
+        if twice := sorted({s for s in seen if seen.count(s) > 1}, key=str):
+            raise InputError(f"{path}: seed {twice[0][0]} is recorded twice"
+                             f"{f' for device {twice[0][1]}' if per_device else ''}")
         found[key] = records
     return found
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, ZooError
+from ..outputs import check_output_file
 from ..sweep.ray_executor import gpus_each, preflight, ray_session
 from ..tracking.mlflow_run import MlflowRun, check_store, resolve_uri
 from .study import (PARENT_ATTR, SearchJob, counted, default_storage, open_study,
@@ -58,16 +59,21 @@ def search(spec_path: str, opts: SearchOptions) -> SearchResult:
     check_store(uri)
     storage = default_storage(spec.search, uri, opts.storage)
     name = spec.search.study or spec.name
+    best_out = Path(opts.best_out or f"{name}.best.yaml")
+    check_output_file(best_out, "--best")
     study = open_study(spec.search, spec, storage, name)
     tracker = _parent_run(study, spec, uri)
     job = SearchJob(str(Path(spec_path).resolve()), tuple(opts.overrides), uri, storage, name,
                     tracker.run_id, spec.search.total_trials())
     try:
         _take(job, opts, job.total - counted(study))
+        result = summarise(study, spec, tracker, Path(spec_path), opts, storage, best_out)
     except (KeyboardInterrupt, ZooError):
         tracker.finish("KILLED")
         raise
-    result = summarise(study, spec, tracker, Path(spec_path), opts, storage)
+    except BaseException:
+        tracker.finish("FAILED")
+        raise
     tracker.finish("FINISHED")
     return result
 
@@ -83,7 +89,7 @@ def _take(job: SearchJob, opts: SearchOptions, missing: int) -> None:
             gpus = gpus_each(ray, opts.gpus_per_trial, opts.address, "trial")
             task = ray.remote(take_trials).options(num_cpus=opts.cpus_per_trial,
                                                    num_gpus=gpus, max_retries=0)
-            ray.get([task.remote(job, n) for n in shares])
+            ray.get([task.remote(job, n, False, i) for i, n in enumerate(shares)])
     elif len(shares) > 1:
         _take_in_processes(job, shares)
     elif shares:
@@ -96,7 +102,8 @@ def _take_in_processes(job: SearchJob, shares: list[int]) -> None:
     context = get_context("spawn")
     pools = [ProcessPoolExecutor(1, mp_context=context) for _ in shares]
     try:
-        futures = [pool.submit(take_trials, job, n) for pool, n in zip(pools, shares)]
+        futures = [pool.submit(take_trials, job, n, False, i)
+                   for i, (pool, n) in enumerate(zip(pools, shares))]
         died = 0
         for done in futures:
             try:
@@ -129,7 +136,7 @@ def _parent_run(study, spec: Any, uri: str) -> MlflowRun:
 
 
 def summarise(study, spec: Any, tracker: MlflowRun, spec_path: Path, opts: SearchOptions,
-              storage: str) -> SearchResult:
+              storage: str, best_out: Path) -> SearchResult:
     """Log the best value and parameters, the trial counts and the plots on the parent run,
     and write the best spec."""
     states = [t.state.name.lower() for t in study.get_trials(deepcopy=False)]
@@ -139,10 +146,10 @@ def summarise(study, spec: Any, tracker: MlflowRun, spec_path: Path, opts: Searc
     best, path = None, None
     if counts["complete"]:
         best = study.best_trial
-        tracker.log_params({f"best.{k}": str(v) for k, v in best.params.items()})
+        # tags, not params: a resumed search may find another best (params cannot change)
+        tracker.set_tags({f"best.{k}": str(v) for k, v in best.params.items()})
         tracker.log_metrics({f"best/{metric}": best.value, "best/trial": best.number}, step=0)
-        out = Path(opts.best_out or f"{study.study_name}.best.yaml")
-        path = write_best_spec(spec_path, opts.overrides, best, metric, out)
+        path = write_best_spec(spec_path, opts.overrides, best, metric, best_out)
         tracker.log_file(path)
     with tempfile.TemporaryDirectory(prefix="zoo-search-") as tmp:
         for png in plots(study, Path(tmp)):

@@ -24,6 +24,8 @@ from ..tracking.mlflow_run import _sqlite_path
 
 TRIAL_TAG = "zoo.trial"  # a trial's run: its number in the study
 PARENT_ATTR = "mlflow_parent_run"  # the study's user attribute: its parent run
+#: the study's user attribute: the space and objective it was created for
+SEARCHED_ATTR = "zoo.searched"
 
 
 @dataclass(frozen=True)
@@ -51,21 +53,48 @@ def default_storage(search: SearchSpec, tracking_uri: str, given: str | None) ->
     return f"sqlite:///{db.resolve().parent / 'optuna.db'}"
 
 
+def sampler(search: SearchSpec, stream: tuple[int, ...] = ()):
+    """The spec's sampler, seeded by ``search.seed`` and ``stream`` (a worker's index and the
+    trials its study held when it started), so that workers and resumed searches draw values of
+    their own instead of repeating the first worker's."""
+    import numpy as np
+    import optuna
+
+    seed = int(np.random.SeedSequence([search.seed, *stream]).generate_state(1)[0])
+    if search.sampler == "grid":
+        return optuna.samplers.GridSampler({key: p.grid() for key, p in search.space.items()},
+                                           seed=seed)
+    if search.sampler == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed)
+
+
+def check_storage(storage: str) -> None:
+    """An SQLite ``storage`` must be a file (or absent) that is not an MLflow run store: the two
+    schemas share table names (``alembic_version``), so one file cannot hold both."""
+    from ..tracking.mlflow_run import sqlite_tables
+
+    db = _sqlite_path(storage)
+    if db is None:
+        return
+    if not db.parent.is_dir():
+        raise InputError(f"study database {storage}: folder {db.parent} does not exist")
+    tables = sqlite_tables(f"study database {storage}", db, "--storage")
+    if tables and {"experiments", "runs"} & tables:
+        raise InputError(f"study database {storage}: {db} is an MLflow run store; give the "
+                         f"study a file of its own with --storage or search.storage")
+
+
 def open_study(search: SearchSpec, spec: Any, storage: str, name: str):
     """The study ``name`` in ``storage``: created with the spec's sampler, pruner and direction,
-    or loaded (a resumed search)."""
+    or loaded (a resumed search) if it was created for the same space and objective (a resumed
+    search may train otherwise, ``-o train.epochs=N`` say)."""
     import optuna
-    from sqlalchemy.exc import ArgumentError
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # each ended trial: report()
-    _, direction = search.objective(spec)
-    if search.sampler == "grid":
-        sampler = optuna.samplers.GridSampler(
-            {key: p.grid() for key, p in search.space.items()}, seed=search.seed)
-    elif search.sampler == "random":
-        sampler = optuna.samplers.RandomSampler(seed=search.seed)
-    else:
-        sampler = optuna.samplers.TPESampler(seed=search.seed)
+    check_storage(storage)
+    metric, direction = search.objective(spec)
     pruner = {"median": optuna.pruners.MedianPruner(n_warmup_steps=1),
               "halving": optuna.pruners.SuccessiveHalvingPruner(),
               "none": optuna.pruners.NopPruner()}[search.pruner]
@@ -76,10 +105,25 @@ def open_study(search: SearchSpec, spec: Any, storage: str, name: str):
             database = optuna.storages.RDBStorage(
                 storage, heartbeat_interval=search.heartbeat,
                 grace_period=3 * search.heartbeat, heartbeat_stale_trial_callback=retry)
-        study = optuna.create_study(storage=database, study_name=name, sampler=sampler,
+        study = optuna.create_study(storage=database, study_name=name, sampler=sampler(search),
                                     pruner=pruner, direction=direction, load_if_exists=True)
+        searched = {"metric": metric,
+                    "space": {k: p.model_dump(mode="json") for k, p in search.space.items()}}
+        before = study.user_attrs.get(SEARCHED_ATTR)
+        if before is None:
+            study.set_user_attr(SEARCHED_ATTR, searched)
     except (ValueError, ImportError, RuntimeError, ArgumentError) as exc:
         raise InputError(f"study database {storage}: {exc}") from None
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        raise InputError(f"study database {storage}: cannot be opened as an Optuna study "
+                         f"database ({reason}); pass another --storage") from None
+    if before is not None and before != searched:
+        what = ("search space" if before["metric"] == metric else
+                f"objective ({before['metric']}, not {metric})")
+        raise InputError(f"study '{name}' in {storage} was created for another {what}; its "
+                         f"trials are not this search's: give another search.study (or "
+                         f"--storage)")
     if study.direction.name.lower() != direction:
         raise InputError(f"study '{name}' in {storage} was created to "
                          f"{study.direction.name.lower()}, this spec asks to {direction}: give "
@@ -114,10 +158,12 @@ def counted(study) -> int:
     return len(study.get_trials(deepcopy=False, states=states))
 
 
-def take_trials(job: SearchJob, share: int | None = None, progress: bool = False) -> None:
+def take_trials(job: SearchJob, share: int | None = None, progress: bool = False,
+                worker: int = 0) -> None:
     """Run trials of ``job``'s study until it counts ``job.total``, at most ``share`` of them
     (this worker's part of the missing ones); a failed trial is reported and the next one
-    starts (at most as many attempts as trials were missing)."""
+    starts (at most as many attempts as trials were missing). ``worker`` numbers the workers
+    of one search: each draws values of its own (:func:`sampler`)."""
     import optuna
 
     from ..runner import Interrupted, RunOptions, Stopped, run
@@ -127,10 +173,15 @@ def take_trials(job: SearchJob, share: int | None = None, progress: bool = False
     spec, _ = load_spec(job.spec_path, list(job.overrides))
     search = spec.search
     study = open_study(search, spec, job.storage, job.study)
+    study.sampler = sampler(search, (worker, len(study.get_trials(deepcopy=False))))
     metric, _ = search.objective(spec)
 
     def objective(trial) -> float:
-        values = suggest(trial, search)
+        try:
+            values = suggest(trial, search)
+        except (ValueError, OverflowError) as exc:  # the trial fails with its reason
+            trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
+            raise
         name = f"{spec.name}-trial{trial.number}"
         trial_spec, _ = load_spec(job.spec_path, [*job.overrides, *as_overrides(values),
                                                   "search=null", f"tracking.run_name={name}"])

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..components import SolverConfig
+from ..errors import InputError
+from ..limits import MAX_SOLVER_STEPS
 
 if TYPE_CHECKING:
     import torch
@@ -54,6 +56,14 @@ class TorchdiffeqConfig(SolverConfig):
                 import torch
 
                 step = float(torch.diff(t).min()) if len(t) > 1 else 1.0
+            steps = float(t[-1] - t[0]) / step if len(t) > 1 else 0.0
+            if steps > MAX_SOLVER_STEPS:
+                given = f"step_size {step:g}" if self.step_size else \
+                    f"step {step:g} (the smallest gap of the times; no step_size given)"
+                raise InputError(f"model.solver: the times span {float(t[-1] - t[0]):g} with "
+                                 f"{given}: {steps:.3g} fixed steps per solve, more than "
+                                 f"{MAX_SOLVER_STEPS:,}; rescale the times (hours, not "
+                                 f"seconds) or give a larger step_size")
             options["step_size"] = step
         elif self.max_steps is not None:
             options["max_num_steps"] = self.max_steps

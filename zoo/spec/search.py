@@ -51,6 +51,8 @@ class Parameter(BaseModel):
             raise ValueError("give low and high (a range) or choices")
         if any(isinstance(v, bool) for v in (self.low, self.high, self.step)):
             raise ValueError("low, high and step are numbers, not booleans")
+        if not all(math.isfinite(v) for v in (self.low, self.high, self.step or 1)):
+            raise ValueError("low, high and step must be finite numbers")
         if not self.low < self.high:
             raise ValueError(f"low ({self.low}) must be below high ({self.high})")
         if self.log and self.low <= 0:
@@ -65,16 +67,21 @@ class Parameter(BaseModel):
     def integer(self) -> bool:
         return isinstance(self.low, int) and isinstance(self.high, int)
 
+    def grid_size(self) -> int | None:
+        """How many values a discrete parameter has (None: continuous)."""
+        if self.choices is not None:
+            return len(self.choices)
+        step = self.step if self.step is not None else (1 if self.integer else None)
+        return None if step is None else math.floor((self.high - self.low) / step + 1e-9) + 1
+
     def grid(self) -> list[Any] | None:
         """Every value of a discrete parameter (None: continuous)."""
         if self.choices is not None:
             return list(self.choices)
-        step = self.step if self.step is not None else (1 if self.integer else None)
-        if step is None:
+        count = self.grid_size()
+        if count is None:
             return None
-        count = math.floor((self.high - self.low) / step + 1e-9) + 1
-        if count > MAX_GRID:
-            return None
+        step = self.step if self.step is not None else 1
         values = [self.low + i * step for i in range(count)]
         return [int(v) for v in values] if self.integer else values
 
@@ -107,18 +114,28 @@ class SearchSpec(BaseModel):
 
     @model_validator(mode="after")
     def _grid_is_discrete(self) -> SearchSpec:
-        if self.sampler == "grid":
-            continuous = [k for k, p in self.space.items() if p.grid() is None]
-            if continuous:
-                raise ValueError(f"the grid sampler needs discrete values: give choices or a "
-                                 f"step for {', '.join(continuous)}")
+        if self.sampler != "grid":
+            return self
+        sizes = {k: p.grid_size() for k, p in self.space.items()}
+        continuous = [k for k, n in sizes.items() if n is None]
+        if continuous:
+            raise ValueError(f"the grid sampler needs discrete values: give choices or a "
+                             f"step for {', '.join(continuous)}")
+        points = math.prod(sizes.values())
+        if points > MAX_GRID:
+            shown = " × ".join(f"{n:,} ({k})" for k, n in sizes.items())
+            raise ValueError(f"the grid has {shown} = {points:,} points, more than "
+                             f"{MAX_GRID:,}: a larger step or fewer choices")
+        if self.trials is not None and self.trials > points:
+            raise ValueError(f"trials: {self.trials} is more than the grid's {points} points; "
+                             f"leave trials out to take each point once")
         return self
 
     def total_trials(self) -> int:
         if self.trials is not None:
             return self.trials
         if self.sampler == "grid":
-            return math.prod(len(p.grid()) for p in self.space.values())
+            return math.prod(p.grid_size() for p in self.space.values())
         return 20
 
     def problems(self, spec: Any, src: Any) -> list[tuple[tuple[str, ...], str]]:

@@ -45,8 +45,8 @@ def _sqlite_path(uri: str) -> Path | None:
 
 
 #: what ``--tracking-uri`` accepts, as the error for another scheme lists it
-SUPPORTED = ("a folder path (or file:///PATH), sqlite:///FILE, http://HOST:PORT or https://HOST, "
-             "or an SQLAlchemy database URI (postgresql://, mysql://, mssql://)")
+SUPPORTED = ("sqlite:///FILE, http://HOST:PORT or https://HOST, or an SQLAlchemy database URI "
+             "(postgresql://, mysql://, mssql://)")
 _SCHEMES = ("", "file", "sqlite", "http", "https", "postgresql", "mysql", "mssql")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: at most this many characters of a foreign server's answer are quoted
@@ -62,45 +62,60 @@ def _check_scheme(uri: str) -> None:
     scheme = urlparse(uri).scheme.lower()
     base = scheme.split("+", 1)[0]  # postgresql+psycopg2, mysql+pymysql, ...
     if len(scheme) == 1 and os.name == "nt":  # a drive letter: a Windows folder path
-        return
+        base = ""
     if base not in _SCHEMES:
         raise InputError(f"tracking store {uri}: the scheme '{scheme}://' is not supported; "
                          f"use {SUPPORTED}")
+    if base in ("", "file") and os.environ.get("MLFLOW_ALLOW_FILE_STORE", "").lower() not in (
+            "true", "1"):
+        raise InputError(f"tracking store {uri}: a folder store is in maintenance mode in "
+                         f"MLflow 3 and refused by it; use an SQLite file, e.g. "
+                         f"sqlite:///{Path(urlparse(uri).path or uri).resolve() / DEFAULT_DB}, or "
+                         f"set MLFLOW_ALLOW_FILE_STORE=true to use the folder anyway")
 
 
-def _check_sqlite_file(uri: str, db: Path) -> None:
-    """``db``, if it exists, must be an SQLite file holding an MLflow store (or nothing yet)."""
+def sqlite_tables(what: str, db: Path, option: str) -> set[str] | None:
+    """The tables of the SQLite file ``db``, read without writing anything; None when it is
+    absent, empty or locked by a writer. A folder, an unreadable file or one that is not an
+    SQLite database is an :class:`InputError` naming ``what`` and the ``option`` to change."""
     if db.is_dir():
-        raise InputError(f"tracking store {uri}: {db} is a directory, not an SQLite file; "
-                         f"name a file, e.g. sqlite:///{db / DEFAULT_DB}")
+        raise InputError(f"{what}: {db} is a directory, not an SQLite file; name a file, e.g. "
+                         f"sqlite:///{db / DEFAULT_DB}")
     if not db.exists():
-        return
+        return None
     try:
         with open(db, "rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
     except OSError as exc:
-        raise InputError(f"tracking store {uri}: cannot read {db} ({exc.strerror})") from None
+        raise InputError(f"{what}: cannot read {db} ({exc.strerror})") from None
     if head and head != _SQLITE_MAGIC:
-        raise InputError(f"tracking store {uri}: {db} is not an MLflow SQLite store (not an "
-                         f"SQLite database at all); move it away or pass another --tracking-uri")
+        raise InputError(f"{what}: {db} is not an SQLite database; move it away or pass another "
+                         f"{option}")
     if not head:
-        return  # empty: SQLite (and MLflow) make a new store of it
+        return None  # empty: SQLite makes a new database of it
     import sqlite3
 
     try:  # read-only: nothing is written, not even a journal
         with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True,
                                      timeout=5)) as con:
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master "
-                                                "WHERE type = 'table'")}
+            return {r[0] for r in con.execute("SELECT name FROM sqlite_master "
+                                              "WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc) or "malformed" in str(exc):
-            raise InputError(f"tracking store {uri}: {db} is not an MLflow SQLite store "
-                             f"({exc}); move it away or pass another --tracking-uri") from None
-        return  # locked or busy: another process is writing it; MLflow will tell
-    if tables and not tables & {"experiments", "alembic_version"}:
+            raise InputError(f"{what}: {db} is not a readable SQLite database ({exc}); move it "
+                             f"away or pass another {option}") from None
+        return None  # locked or busy: another process is writing it; MLflow will tell
+
+
+def _check_sqlite_file(uri: str, db: Path) -> None:
+    """``db``, if it exists, must be an SQLite file holding an MLflow store (or nothing yet:
+    no table, or only the ``alembic_version`` of a store being created)."""
+    tables = sqlite_tables(f"tracking store {uri}", db, "--tracking-uri")
+    if tables and "experiments" not in tables and tables != {"alembic_version"}:
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        kind = " (an Optuna study database)" if "studies" in tables else ""
         raise InputError(f"tracking store {uri}: {db} is an SQLite database but not an MLflow "
-                         f"store (its tables: {shown}); pass another --tracking-uri")
+                         f"store{kind} (its tables: {shown}); pass another --tracking-uri")
 
 
 def check_local(uri: str) -> None:

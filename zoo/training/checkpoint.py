@@ -94,14 +94,17 @@ def read_checkpoint(path: str | Path) -> Checkpoint:
         raise InputError(f"{path}: checkpoint file not found")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=False)
+        if isinstance(payload, dict) and "shape" not in payload and "optimizer" in payload:
+            raise InputError(f"{path}: a training state for resuming a run (last.pt), not a "
+                             f"best checkpoint: use the run's checkpoints/best.pt")
         raw = dict(payload["shape"])
         task = dict(raw.pop("task"))
         task["class_names"] = tuple(task.get("class_names", ()))
         shape = DataShape(task=TaskInfo(**task), **raw)
         weights = payload["model"]
         text = payload["spec"]
-    except (OSError, KeyError, TypeError, RuntimeError, EOFError, pickle.UnpicklingError,
-            io.UnsupportedOperation) as exc:
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError, EOFError,
+            pickle.UnpicklingError, io.UnsupportedOperation) as exc:
         raise InputError(f"{path}: not a readable zoo checkpoint ({exc})") from None
     with stored_task(shape.task):
         spec = spec_from_yaml(text, f"{path}:spec")

@@ -116,7 +116,7 @@ class ArraysConfig(OwnDataConfig):
                 if bad is not None:
                     at = where(int(np.unravel_index(bad, raw.shape)[0]))
                     raise InputError(f"{store.source}: labels holds {shown(raw, bad)} at "
-                                     f"{at}, not a number")
+                                     f"{at}, not a number float32 can hold")
                 y = y.reshape(len(y), -1)
             if self.per_step:
                 rows.y = y
@@ -209,6 +209,9 @@ class _Store:
         if n is not None and arr.shape[0] != n:
             raise InputError(f"{self.source}: '{key}' has {arr.shape[0]} series (first axis) "
                              f"but values has {n}")
+        if key == "values" and arr.ndim and not arr.shape[0]:
+            raise InputError(f"{self.source}: 'values' holds no series (its shape is "
+                             f"{arr.shape})")
         return arr
 
     def numbers(self, key: str, n: int | None = None, ndim: tuple[int, ...] = ()) -> np.ndarray:
@@ -217,7 +220,8 @@ class _Store:
         if bad is not None:
             where = np.unravel_index(bad, arr.shape)
             raise InputError(f"{self.source}: '{key}' holds {shown(arr, bad)} at index "
-                             f"{tuple(int(i) for i in where)}, not a number")
+                             f"{tuple(int(i) for i in where)}, not a number float32 can "
+                             f"hold")
         return values
 
 
@@ -254,6 +258,7 @@ def _store(stamps: tuple) -> _Store:
 def _class_labels(stamps: tuple, per_step: bool) -> tuple[str, ...]:
     """Every label of the data (per step: only the steps within each series' length)."""
     store = _store(stamps)
+    store.array("values", ndim=(3,))  # no series: said so, not "no label"
     labels = label_texts(store.array("labels"))
     if per_step and labels.ndim == 2:
         values = store.numbers("values", ndim=(3,))

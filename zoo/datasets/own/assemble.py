@@ -234,10 +234,12 @@ def dense(rows: Rows, grid: np.ndarray, matrix: np.ndarray):
     times = (grid - grid[0]).astype(np.float32)
     close = np.flatnonzero(np.diff(times) <= 0)
     if close.size:
-        i = int(close[0])
-        raise InputError(f"{rows.source}: times {grid[i]:g} and {grid[i + 1]:g} cannot be told "
-                         f"apart in float32 over a span of {grid[-1] - grid[0]:g}; rescale or "
-                         f"round the times")
+        a, b = float(grid[close[0]]), float(grid[close[0] + 1])
+        hit = np.flatnonzero((rows.time == a) | (rows.time == b))
+        at = f" ({rows.where(int(hit[0]))})" if hit.size else ""
+        raise InputError(f"{rows.source}: times {a!r} and {b!r}{at} cannot be told apart in "
+                         f"float32 over a span of {grid[-1] - grid[0]:g}; rescale or round the "
+                         f"times")
     pos = np.searchsorted(grid, rows.time)
     values = np.full((n, t, c), np.nan, dtype=np.float32)
     values[rows.series, pos] = matrix

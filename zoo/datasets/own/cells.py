@@ -39,7 +39,7 @@ def label_texts(cells) -> np.ndarray:
     text = pd.Series(arr.ravel(), dtype=object).map(_plain)
     number = pd.to_numeric(text.where(text != ""), errors="coerce")
     integral = (np.isfinite(number) & (number == np.floor(number))).to_numpy()
-    out = text.to_numpy(dtype=object)
+    out = text.to_numpy(dtype=object, copy=True)  # an empty one is read-only otherwise
     out[integral] = number[integral].astype(np.int64).astype(str).to_numpy(dtype=object)
     out[text.str.lower().isin(["nan"]).to_numpy()] = ""
     return out.reshape(arr.shape)
@@ -51,8 +51,13 @@ def _plain(value) -> str:
     return str(value).strip()
 
 
+#: the largest magnitude a value may have: the models compute in float32 at least
+LARGEST = float(np.finfo(np.float32).max)
+
+
 def numbers(cells) -> tuple[np.ndarray, int | None]:
-    """Cells as float64 (missing: NaN) and the index of the first cell that is not a number."""
+    """Cells as float64 (missing: NaN) and the index of the first cell that is not a number
+    float32 can hold (infinite, or beyond ±3.4e38)."""
     arr = np.asarray(cells)
     if arr.dtype.kind in "iufb":
         values = arr.astype(np.float64)
@@ -64,6 +69,8 @@ def numbers(cells) -> tuple[np.ndarray, int | None]:
             ~text.str.lower().isin(["nan"]).to_numpy()
         values = values.reshape(arr.shape)
         bad = bad.reshape(arr.shape)
+    with np.errstate(invalid="ignore"):
+        bad = bad | (np.abs(values) > LARGEST)
     hit = np.flatnonzero(bad)
     return values, int(hit[0]) if hit.size else None
 

@@ -88,7 +88,9 @@ def _table_input(data: Any):
     import pandas as pd
 
     if isinstance(data, pd.DataFrame):
-        return data, "<DataFrame>"
+        from .table import _not_empty
+
+        return _not_empty(data, "<DataFrame>"), "<DataFrame>"
     if not isinstance(data, (str, Path)):
         raise InputError(f"a model trained on a table reads a .csv, .tsv or .parquet file or a "
                          f"pandas DataFrame, not {type(data).__name__}")

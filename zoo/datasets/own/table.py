@@ -220,13 +220,21 @@ def _label_column(path: str, _mtime: int, _size: int, column: str) -> tuple[str,
     return tuple(label_texts(_cells(_read(p, [column])[column])))
 
 
+def _not_empty(frame: pd.DataFrame, source) -> pd.DataFrame:
+    if frame.empty:
+        raise InputError(f"{source}: the table has no rows (only a header)")
+    return frame
+
+
 def _read(path: Path, columns: list[str] | None = None, header_only: bool = False) -> pd.DataFrame:
     suffix = path.suffix.lower()
     sep = READERS.get(suffix)
     try:
         if sep is not None:
-            return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, usecols=columns,
-                               nrows=0 if header_only else None, encoding="utf-8-sig")
+            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
+                                usecols=columns, nrows=0 if header_only else None,
+                                encoding="utf-8-sig")
+            return frame if header_only else _not_empty(frame, path)
         try:
             import pyarrow  # noqa: F401
         except ImportError:
@@ -236,7 +244,7 @@ def _read(path: Path, columns: list[str] | None = None, header_only: bool = Fals
             import pyarrow.parquet as pq
 
             return pd.DataFrame(columns=pq.read_schema(path).names)
-        return pd.read_parquet(path, columns=columns)
+        return _not_empty(pd.read_parquet(path, columns=columns), path)
     except InputError:
         raise
     except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
@@ -255,7 +263,8 @@ def _numbers(frame: pd.DataFrame, name: str, path: Path, where) -> np.ndarray:
     values, bad = numbers(cells)
     if bad is not None:
         raise InputError(f"{path}: column '{name}' holds {shown(cells, bad)} at {where(bad)}, "
-                         f"not a number (a missing value is an empty cell or NaN)")
+                         f"not a number float32 can hold (a missing value is an empty cell or "
+                         f"NaN)")
     return values
 
 
@@ -272,8 +281,9 @@ def _numeric_columns(frame: pd.DataFrame, named: set[str], path: Path, where) ->
             out.append(name)
         elif bad is not None and seen > len(cells) // 2:  # a number column with a typo
             raise InputError(f"{path}: column '{name}' holds {shown(cells, bad)} at "
-                             f"{where(bad)}, not a number (a missing value is an empty cell or "
-                             f"NaN); list data.channels to leave the column out")
+                             f"{where(bad)}, not a number float32 can hold (a missing value is "
+                             f"an empty cell or NaN); list data.channels to leave the column "
+                             f"out")
     if not out:
         raise InputError(f"{path}: no column of numbers besides the id, time, label and split "
                          f"columns; name the channels with data.channels")
