@@ -133,3 +133,16 @@ def _graph(fn, seen=None):
     for child, _ in fn.next_functions:
         _graph(child, seen)
     return seen
+
+
+@pytest.mark.parametrize("case", [BASELINES[0], BASELINES[6], LTC[0]], ids=case_id)
+def test_the_loops_flush_denormals_only_while_they_run(case):
+    """The compiled CT-RNN/N-ODE, CT-GRU and LTC loops flush denormals (zoo/kernels/src/
+    denormals.h: Intel CPUs compute them several times slower) and leave the calling thread's
+    floating-point mode as it was: torch's own operations still produce denormals after them."""
+    half = torch.tensor([1e-38], dtype=torch.float32) * 0.5
+    assert half.item() != 0  # a denormal
+    model = make_model(*case).float()
+    batch = tiny_batch(model, times=torch.tensor([0.0, 0.5, 1.5, 2.0]))
+    model(batch).sum().backward()
+    assert (torch.tensor([1e-38], dtype=torch.float32) * 0.5).item() == half.item()

@@ -8,9 +8,11 @@
 // (lt: ln tau_k at every index c). The forward keeps zr, zs, r, s, the read and q of every step
 // (and the unclipped traces); the backward runs the chain rule through the steps by hand and
 // returns the gradients of ar, as and aq (the weights' gradients are then one matrix product
-// each over all steps). Samples [b0, b1) are independent.
+// each over all steps). Samples [b0, b1) are independent. Denormals are flushed (denormals.h):
+// the softmax weights of the time scales far from the selected one reach them.
 #include <cmath>
 
+#include "denormals.h"
 #include "exp.h"
 #include "vector_matrix.h"
 
@@ -167,6 +169,7 @@ void backward(Sizes z, double clip, const T* lt, const T* wr, const T* ws, const
       long steps, long batch, long n, long m, double clip, const T* lt, const T* ar,             \
       const T* as, const T* aq, const T* wr, const T* ws, const T* wq, const T* decay,           \
       T* states, T* zr, T* zs, T* r, T* s, T* read, T* q, T* pre, long b0, long b1) {            \
+    FlushDenormals flush;                                                                        \
     forward<T>({steps, batch, n, m}, clip, lt, ar, as, aq, wr, ws, wq, decay, states, zr, zs, r, \
                s, read, q, pre, b0, b1);                                                         \
   }                                                                                              \
@@ -175,6 +178,7 @@ void backward(Sizes z, double clip, const T* lt, const T* wr, const T* ws, const
       const T* ws, const T* wq, const T* decay, const T* g_states, const T* states,              \
       const T* zr, const T* zs, const T* r, const T* s, const T* q, const T* pre, T* g_ar,       \
       T* g_as, T* g_aq, long b0, long b1) {                                                      \
+    FlushDenormals flush;                                                                        \
     backward<T>({steps, batch, n, m}, clip, lt, wr, ws, wq, decay, g_states, states, zr, zs, r,  \
                 s, q, pre, g_ar, g_as, g_aq, b0, b1);                                            \
   }

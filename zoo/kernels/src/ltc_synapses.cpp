@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "denormals.h"
 #include "exp.h"
 
 // sigmoid without overflow: e = exp(-|x|), 1 / (1 + e) for x >= 0, e / (1 + e) otherwise
@@ -231,18 +232,21 @@ static void unfolds_backward(long steps, long batch, long n, long unfolds, const
   extern "C" void synapses_forward_##suffix(long steps, long pre, long post,                    \
       const T* sigma, const T* offset, const T* w_erev, const T* w, const T* v, T* num,         \
       T* den, long b0, long b1) {                                                               \
+    FlushDenormals flush;                                                                       \
     synapses_forward(steps, Synapses<T>{pre, post, sigma, offset, w_erev, w}, v, num,           \
                      den, b0, b1);                                                              \
   }                                                                                             \
   extern "C" void synapses_backward_##suffix(long steps, long pre, long post,                   \
       const T* sigma, const T* offset, const T* w_erev, const T* w, const T* v,                 \
       const T* g_num, const T* g_den, T* g_v, double* g_params, long b0, long b1) {             \
+    FlushDenormals flush;                                                                       \
     synapses_backward(steps, Synapses<T>{pre, post, sigma, offset, w_erev, w}, v,               \
                       g_num, g_den, g_v, g_params, b0, b1);                                     \
   }                                                                                             \
   extern "C" void unfolds_forward_##suffix(long steps, long batch, long n, long unfolds,        \
       const T* sigma, const T* offset, const T* w_erev, const T* w, const T* c_num,             \
       const T* c_den, const T* cm_h, T* states, T* inputs, T* dens, long b0, long b1) {         \
+    FlushDenormals flush;                                                                       \
     unfolds_forward(steps, batch, n, unfolds, c_num, c_den, cm_h,                               \
                     Synapses<T>{n, n, sigma, offset, w_erev, w}, states, inputs, dens, b0, b1); \
   }                                                                                             \
@@ -250,6 +254,7 @@ static void unfolds_backward(long steps, long batch, long n, long unfolds, const
       const T* sigma, const T* offset, const T* w_erev, const T* w, const T* grad_states,       \
       const T* cm_h, const T* inputs, const T* dens, const T* states, T* g_num, T* g_den,       \
       double* g_cm_h, double* g_params, long b0, long b1) {                                     \
+    FlushDenormals flush;                                                                       \
     unfolds_backward(steps, batch, n, unfolds, grad_states, cm_h,                               \
                      Synapses<T>{n, n, sigma, offset, w_erev, w}, inputs, dens, states, g_num,  \
                      g_den, g_cm_h, g_params, b0, b1);                                          \

@@ -9,6 +9,7 @@
 // summed per chunk in float64. scalars = {h, kappa, clip}.
 #include <cmath>
 
+#include "denormals.h"
 #include "vector_matrix.h"
 
 namespace {
@@ -131,6 +132,7 @@ void backward(long steps, long batch, long n, long unfolds, long stages, const d
                                               long stages, const double* scalars, const T* a,    \
                                               const T* w, T* states, T* ys, T* ss, T* pre,       \
                                               long b0, long b1) {                                \
+    FlushDenormals flush;                                                                        \
     forward<T>(steps, batch, n, unfolds, stages, scalars, a, w, states, ys, ss, pre, b0, b1);   \
   }                                                                                              \
   extern "C" void unfold_rnn_backward_##suffix(long steps, long batch, long n, long unfolds,     \
@@ -138,6 +140,7 @@ void backward(long steps, long batch, long n, long unfolds, long stages, const d
                                                const T* g_states, const T* ys, const T* ss,      \
                                                const T* pre, T* g_a, double* g_w, long b0,       \
                                                long b1) {                                        \
+    FlushDenormals flush;                                                                        \
     backward<T>(steps, batch, n, unfolds, stages, scalars, w, g_states, ys, ss, pre, g_a, g_w,  \
                 b0, b1);                                                                         \
   }
