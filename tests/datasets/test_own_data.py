@@ -384,6 +384,11 @@ def test_data_without_series_is_said_so(tmp_path):
     for config in (ArraysConfig(path=path), ArraysConfig(path=path, classes=["a", "b"])):
         assert error(config).endswith("data.npz: 'values' holds no series (its shape is "
                                       "(0, 8, 2))")
+    text = tmp_path / "text.npz"
+    text.write_text("id,t,v\n")
+    assert error(ArraysConfig(path=str(text), classes=["a"])).endswith(
+        "text.npz: cannot read it as .npz: not a zip archive of arrays (save one with "
+        "numpy.savez)")
 
 
 def test_a_value_float32_cannot_hold_is_refused_with_its_cell(tmp_path):
@@ -434,6 +439,8 @@ def spec_problems(path) -> list[str]:
     (("  label: label\n", "  label: label\n  forecast: {horizon: 2, channels: [v]}\n"),
      "7:13: data.forecast: applies to task 'forecast' only (task is 'classify')"),
     (("  label: label\n", "  label: id\n"), "6:10: data.label: column 'id' is already data.id"),
+    (("  label: label\n", "  label: label\n  channels: [v, v]\n"),
+     "7:13: data.channels: column 'v' is already data.channels"),
     (("series.csv", "series.xlsx"), "3:9: data.path: '"),
 ])
 def test_spec_errors_point_at_file_and_line(write_spec, edit, expected):

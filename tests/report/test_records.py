@@ -296,7 +296,8 @@ def test_page_without_markers_is_left_alone(tmp_path, monkeypatch, capsys):
     (tmp_path / "results").mkdir()
     assert zoo(["report", "--from-records", tmp_path / "results", "--page", doc],
                monkeypatch) == 2
-    assert "needs one '<!-- results:begin -->'" in capsys.readouterr().err
+    assert f"--page {doc}: the page needs one '<!-- results:begin -->'" in \
+        capsys.readouterr().err
     assert doc.read_text() == "# no markers\n"
 
 

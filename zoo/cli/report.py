@@ -84,8 +84,11 @@ def _from_records(args: argparse.Namespace, registry) -> int:
         old = args.page.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--page {args.page}: {exc.strerror}") from None
-    new = page.replace(old, page.section(registry, records, page.link(args.page, root), timings,
-                                         recipes))
+    try:
+        new = page.replace(old, page.section(registry, records, page.link(args.page, root),
+                                             timings, recipes))
+    except InputError as exc:
+        raise InputError(f"--page {args.page}: {exc}") from None
     for path in page.write_plots(registry, records, root):
         print(f"wrote {path}")
     if new == old:

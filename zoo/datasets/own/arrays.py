@@ -233,6 +233,11 @@ def open_store(path: str | list[str] | None = None, arrays: dict | None = None) 
 
 
 def _open_npz(path: Path):
+    import zipfile
+
+    if path.is_file() and not zipfile.is_zipfile(path):  # np.load would try it as a pickle
+        raise InputError(f"{path}: cannot read it as .npz: not a zip archive of arrays (save one "
+                         f"with numpy.savez)")
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:

@@ -73,6 +73,7 @@ class TableConfig(OwnDataConfig):
         for name in self.channels or []:
             if name in seen:
                 out.append(("data.channels", f"column '{name}' is already {seen[name]}"))
+            seen.setdefault(name, "data.channels")
         if self.forecast and self.channels is not None:
             for c in self.forecast.channels:
                 if str(c) not in self.channels:
