@@ -309,7 +309,8 @@ def saved(path: Path) -> tuple[dict, list[tuple[dict, dict, dict]], list[dict]]:
                 found = by_case[entry["case"]] = (run, [])
             found[1].append(entry)
     header = _one_header(path, headers)
-    adjoint = {r["case"]: r for r in results if r.get("memory_growth")}
+    # an adjoint row per case and length (a later run's replaces an earlier one's)
+    adjoint = {(r["case"], r["length"]): r for r in results if r.get("memory_growth")}
     by_case = {case: found for case, (_, found) in by_case.items()}
     rows = []
     for found in by_case.values():

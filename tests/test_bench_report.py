@@ -43,11 +43,13 @@ def test_saved_measurements_give_the_section(tmp_path):
              _result("ncde-speech", "generic", 0.4), _result("ncde-speech", "fast", 0.1),
              _result("ncde-speech", "generic", 0.2), _result("ncde-speech", "fast", 0.1),
              {**_result("ncde-speech", "fast", 0.5), "memory_growth": True},
+             {**_result("ncde-speech", "fast", 2.0), "length": 161, "memory_growth": True},
              _result("ltc-32-b16", "generic", 0.05)]
     path = tmp_path / "saved.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     header, rows, adjoint = run.saved(path)
-    assert header["machine"] == "a GPU" and len(adjoint) == 1
+    assert header["machine"] == "a GPU"
+    assert [(r["length"], r["step_s"]) for r in adjoint] == [(40, 0.5), (161, 2.0)]  # the pair
     [(generic, fast, floor)] = rows
     assert generic["step_s"] == pytest.approx(0.3) and fast["step_s"] == 0.1  # medians
     assert floor["step_s"] is None
