@@ -299,3 +299,17 @@ def test_an_option_added_at_its_unset_value_keeps_the_recipe_digest():
     assert spec_digest({**before, "seed": "3", "tracking.uri": "x"}) == spec_digest(before)
     assert spec_digest({**before, "model.field.wiring": "{'kind': 'ncp'}"}) != spec_digest(before)
     assert spec_digest({**before, "train.epochs": "3"}) != spec_digest(before)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_bytes(b""), "is empty; run 'zoo sweep' first"),
+    (lambda p: p.mkdir(), "is a directory, not an SQLite file")])
+def test_an_empty_or_folder_store_is_read_as_nothing(make, message, tmp_path, monkeypatch,
+                                                     capsys):
+    """zoo report only reads: an empty file is not made into a store, a folder is named so."""
+    db = tmp_path / "zero.db"
+    make(db)
+    code = zoo(["report", "jacobian_ncde/table1", "--tracking-uri", f"sqlite:///{db}",
+                "--output-dir", tmp_path / "o"], monkeypatch)
+    assert code == 2 and message in capsys.readouterr().err
+    assert db.is_dir() or db.stat().st_size == 0

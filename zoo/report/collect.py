@@ -57,10 +57,16 @@ class Unfinished:
 
 
 def open_store(uri: str) -> None:
-    """Fail with one message if the store is missing or unreachable (reading creates nothing)."""
-    if uri.startswith("sqlite:///") and not Path(uri[len("sqlite:///"):]).is_file():
-        raise InputError(f"tracking store {uri} does not exist; run 'zoo sweep' first or pass "
-                         f"--tracking-uri")
+    """Fail with one message if the store is missing, empty or unreachable (reading creates
+    nothing)."""
+    if uri.startswith("sqlite:///"):
+        db = Path(uri[len("sqlite:///"):])
+        if db.is_dir():
+            raise InputError(f"tracking store {uri}: {db} is a directory, not an SQLite file")
+        if not db.is_file() or not db.stat().st_size:
+            state = "is empty" if db.is_file() else "does not exist"
+            raise InputError(f"tracking store {uri} {state}; run 'zoo sweep' first or pass "
+                             f"--tracking-uri")
     check_store(uri)
 
 
