@@ -104,6 +104,13 @@ def test_unsupported_scheme_lists_the_supported_ones(tmp_path, spec_file, capsys
     assert listing(tmp_path) == before
 
 
+@pytest.mark.parametrize("uri", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_store_is_refused(uri):
+    with pytest.raises(InputError, match="an in-memory database keeps nothing once the process "
+                                         "ends; name a file, sqlite:///PATH"):
+        check_store(uri)
+
+
 def test_a_folder_store_is_refused_unless_mlflow_is_told_to_allow_it(tmp_path, monkeypatch):
     monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
     for uri in (str(tmp_path / "runs"), (tmp_path / "runs").as_uri()):

@@ -38,8 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("registry",),  # components discovered from entry points
     ("components",),  # the extension contracts
     ("build_context",),  # what a field needs to build itself
-    ("series", "dense", "tracking", "located_yaml"),  # data as tensors; dense layers; MLflow
-    # logging; YAML with the location of every value
+    ("series", "dense", "tracking", "located_yaml", "outputs"),  # data as tensors; dense
+    # layers; MLflow logging; YAML with the location of every value; files a command writes
     ("errors", "limits", "suggest", "filemodes", "tables", "durations", "version"),  # shared
     # basics
 )

@@ -64,6 +64,16 @@ def test_broken_plugin_is_reported_and_others_work(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def test_a_plugin_that_exits_at_import_is_broken_not_fatal(tmp_path):
+    """sys.exit() in a plugin's module used to end every command silently with its code."""
+    fake_distribution(tmp_path, "exiting-plugin", "zoo.fields", {"leaves": "leaving:Config"})
+    (tmp_path / "leaving.py").write_text("raise SystemExit(3)\n")
+    out = zoo("list", "fields", pythonpath=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"leaves +\[exiting-plugin\]  BROKEN: SystemExit: 3", out.stdout)
+    assert "ncde" in out.stdout
+
+
 def test_plugin_claiming_a_builtin_name_is_ignored_with_a_warning(tmp_path):
     fake_distribution(tmp_path, "rival-plugin", "zoo.fields",
                       {"ncde": "zoo.fields.config:NCDEConfig"})

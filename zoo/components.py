@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 class ComponentConfig(BaseModel):
     """Options of one component; subclasses declare ``kind: Literal["name"] = "name"``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     def check(self, spec: Any) -> list[tuple[str, str]]:
         """Cross-section constraints as ``(dotted.path, message)`` pairs; empty when compatible."""

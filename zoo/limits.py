@@ -25,6 +25,8 @@ MAX_BATCH = 2**20
 #: the most parameters a model may have (4 GiB of float32 weights, before gradients and the
 #: optimiser's state); the estimate is made before anything is allocated
 MAX_PARAMETERS = 2**30
+#: the most CPU threads a run may be given (torch crashes on a hundred thousand)
+MAX_THREADS = 1024
 #: the most steps of one fixed-step solve (times span ÷ step size), checked when the data is
 #: seen: each step keeps the state for the backward pass
 MAX_SOLVER_STEPS = 1_000_000

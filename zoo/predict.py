@@ -180,20 +180,17 @@ class TrainedModel:
 
 def write_table(frame, path: Path) -> None:
     """Write ``frame`` as CSV/TSV or Parquet by suffix, atomically (nothing on failure)."""
-    import os
+    from .outputs import atomic_write
 
     suffix = path.suffix.lower()
-    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.")
-    os.close(fd)
-    try:
+
+    def write(tmp: Path) -> None:
         if suffix in (".parquet", ".pq"):
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_csv(tmp, index=False, sep="\t" if suffix == ".tsv" else ",")
-        os.replace(tmp, path)
+
+    try:
+        atomic_write(path, write)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise InputError(f"{path}: cannot write it ({exc.strerror or exc})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

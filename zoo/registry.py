@@ -94,7 +94,8 @@ class Entry:
                         f"{self.name!r} (found {declared!r})"
                     )
                 self._config = obj
-            except Exception as exc:  # any failure of third-party code is reported, not raised
+            except (Exception, SystemExit) as exc:  # third-party code failing is reported, even
+                # by sys.exit() at import, which would end every command silently
                 self.error = f"{type(exc).__name__}: {exc}"
         if self._claimed:
             raise PluginError(f"{self.group} component {self.error}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -131,3 +132,12 @@ def test_list_shows_groups_and_origin(capsys):
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "usage: zoo" in capsys.readouterr().err
+
+
+def test_schema_output_is_a_file_with_a_plain_files_mode(tmp_path, capsys):
+    os.umask(umask := os.umask(0o022))  # read the process's umask, leave it as it was
+    assert main(["schema", "--output", str(tmp_path)]) == 2  # a folder: nothing left behind
+    assert f"--output {tmp_path}: is a folder; name a file" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["schema", "--output", str(tmp_path / "s.json")]) == 0
+    assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600

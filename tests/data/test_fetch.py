@@ -200,7 +200,7 @@ def test_mirror_copy_is_used_in_place_and_verified(server, tmp_path, monkeypatch
     monkeypatch.setenv("ZOO_DATA_MIRROR", str(mirror))  # the environment variable works too
     assert fetch(rec, "blob.bin") == path
     (mirror / "toy" / "sub" / "blob.bin").write_bytes(b"tampered")
-    with pytest.raises(ZooError, match="mirror copy .* has sha256"):
+    with pytest.raises(InputError, match="mirror copy .* has sha256"):  # bad data: exit 2
         fetch(rec, "blob.bin")
 
 

@@ -61,7 +61,8 @@ def assert_adaptive_equals_generic(field: dict, dtype: torch.dtype = torch.float
                                    **options) -> dict[str, int]:
     """Outputs, NFE and gradients on a batch with per-sample final indices (several output
     times); returns the generic solve's step counts. In float32 the bound is the larger of
-    RTOL32 and a few times how far rounding alone moves the generic path (:func:`spread`)."""
+    RTOL32 and a few times how far rounding alone moves the generic path (:func:`spread`); a
+    gradient that rounding alone moves by MAX_SPREAD or more is left to the float64 case."""
     fast, generic = models(field, dtype, **options)
     batch = tiny_batch(fast, size=4, length=6, dtype=dtype)
     bound = {"nfe": set()} if dtype == torch.float64 else spread(generic, batch)
@@ -76,7 +77,7 @@ def assert_adaptive_equals_generic(field: dict, dtype: torch.dtype = torch.float
     assert generic.integrator.nfe == 2 + 6 * (counts["accepted"] + counts["rejected"])
     assert bound["nfe"] <= {generic.integrator.nfe}, "rounding alone changes the step count"
     g_fast, g_generic = gradients(fast, batch), gradients(generic, batch)
-    for name in g_generic:
+    for name in [name for name in g_generic if bound.get(name, 0.0) < MAX_SPREAD]:
         assert_close(g_fast[name], g_generic[name], rtol_of(name), name)
     return counts
 
@@ -93,8 +94,10 @@ def spread(model, batch, draws: int = 4) -> dict:
     +1 ulp, over ``draws`` draws (and ``nfe``: the set of step counts seen). The fast and
     generic paths sum in different orders, and how those orders round depends on the CPU's
     vector width and BLAS kernels: a solve whose output moves by 1e-4 under one-ulp changes of
-    its weights cannot be held to RTOL32 on every machine. Asserts the spread stays below
-    MAX_SPREAD, so that the bound still tells a wrong formula from rounding."""
+    its weights cannot be held to RTOL32 on every machine. Asserts the output's spread stays
+    below MAX_SPREAD, so that the bound still tells a wrong formula from rounding; a gradient
+    whose spread does not (an input layer's, through the adaptive step sizes, on some CPUs) has
+    nothing to agree on in float32."""
     base = copy.deepcopy(model)
     reference = {"output": base(batch).detach(), **gradients(base, batch)}
     found: dict = {"nfe": set()}
@@ -113,8 +116,8 @@ def spread(model, batch, draws: int = 4) -> dict:
             scale = reference[name].abs().max().clamp(min=1e-30)
             change = float((value - reference[name]).abs().max() / scale)
             found[name] = max(found.get(name, 0.0), change)
-    worst = max(v for k, v in found.items() if k != "nfe")
-    assert worst < MAX_SPREAD, f"rounding alone moves this solve by {worst:.1e}"
+    assert found["output"] < MAX_SPREAD, \
+        f"rounding alone moves this solve's output by {found['output']:.1e}"
     return found
 
 

@@ -144,6 +144,16 @@ def test_absurd_sizes_are_refused_with_the_limit(write_spec, capsys):
     assert only(path, capsys).startswith(f"{path}:9:13: model.field.layers: 5000 is more than 1024")
 
 
+def test_infinite_and_nan_numbers_are_refused(write_spec, capsys):
+    """An infinite step or learning rate validated, then failed in training (IndexError) or
+    finished with NaN metrics."""
+    path = write_spec(SPEC.replace("method: rk4}", "method: rk4, step_size: .inf}").replace(
+        "epochs: 2", "epochs: 2\n  optimizer: {lr: .nan}"))
+    assert problems(path) == [
+        f"{path}:9:55: model.solver.step_size: Input should be a finite number",
+        f"{path}:13:19: train.optimizer.lr: Input should be a finite number"]
+
+
 def test_parameter_count_is_estimated_before_building(write_spec, capsys):
     path = write_spec(SPEC.replace("hidden: 8", "hidden: 60000\n    hidden_hidden: 60000"))
     assert only(path, capsys) == (

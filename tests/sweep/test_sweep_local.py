@@ -103,7 +103,7 @@ def test_sweep_threads_are_for_local_runs(write_spec, tiny_spec, monkeypatch, ca
     with pytest.raises(SystemExit) as exit_info:
         zoo(["sweep", spec, "--threads", "0"], monkeypatch)
     assert exit_info.value.code == 2
-    assert "--threads: not a positive integer: '0'" in capsys.readouterr().err
+    assert "--threads: not a thread count from 1 to 1024: '0'" in capsys.readouterr().err
 
 
 def test_interrupted_runs_to_resume(write_spec, tiny_spec, tmp_path, monkeypatch):

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .. import registry
@@ -21,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a spec value, e.g. -o train.epochs=5 (repeatable)")
     p.add_argument("--seed", type=_seed, help="seed (overrides the spec's)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="device (default: spec)")
-    p.add_argument("--threads", type=positive_int,
+    p.add_argument("--threads", type=thread_count,
                    help="CPU threads of torch's operations and the compiled kernels (default: "
                         "one per core; give 1 per run where several runs share the cores)")
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: spec, "
@@ -64,14 +62,17 @@ def _seed(text: str) -> int:
                                          else f"not an integer: {text!r}") from None
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a positive integer (a thread count)."""
+def thread_count(text: str) -> int:
+    """An argparse type: a thread count, 1 to :data:`zoo.limits.MAX_THREADS` (torch crashes on
+    far larger ones)."""
+    from ..limits import MAX_THREADS
+
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"not a thread count from 1 to {MAX_THREADS}: {text!r}")
     return value
 
 
@@ -156,15 +157,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
     if args.output is None:
         print(text)
         return 0
-    folder = args.output.resolve().parent
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{args.output.name}.")
-    except OSError:
-        raise InputError(f"{args.output}: cannot write there ({folder} is not a writable "
-                         f"folder)") from None
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, args.output)
+    from ..outputs import atomic_write, check_output_file
+
+    check_output_file(args.output, "--output")
+    atomic_write(args.output, lambda tmp: tmp.write_text(text + "\n"))
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 

@@ -61,7 +61,7 @@ def _from_records(args: argparse.Namespace, registry) -> int:
     """Rebuild the results section from the records alone (and the recipes' epochs for the cost
     table): print it, or rewrite ``--page``."""
     from ..report import page
-    from ..report.files import atomic_write
+    from ..outputs import atomic_write
     from ..report.recipes import recipes_of
     from ..report.records import load
 

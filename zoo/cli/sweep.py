@@ -8,7 +8,7 @@ import sys
 from functools import partial
 
 from ..errors import InputError
-from .commands import positive_int, resources
+from .commands import thread_count, resources
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a value in every spec (repeatable)")
     p.add_argument("--workers", type=int, help="parallel runs on this machine (default: one "
                    "per CPU core, at most one per run); with --address the cluster decides")
-    p.add_argument("--threads", type=positive_int, help="CPU threads per run on this machine "
+    p.add_argument("--threads", type=thread_count, help="CPU threads per run on this machine "
                    "(default: cores ÷ workers); fewer where other work shares the cores")
     add_executor_options(p, "run")
     p.add_argument("--tracking-uri", help="MLflow store of every run (default: the specs', "

@@ -209,8 +209,8 @@ def _cached_copy_holds(record: DatasetRecord, rf: RemoteFile, path: Path) -> boo
 
 def _verify_mirror_copy(record: DatasetRecord, rf: RemoteFile, path: Path) -> None:
     if rf.sha256 is not None and (got := sha256_of(path)) != rf.sha256:
-        raise ZooError(f"dataset '{record.name}': the mirror copy {path} of {rf.name} has sha256 "
-                       f"{got}, expected {rf.sha256}; replace it with the official file")
+        raise InputError(f"dataset '{record.name}': the mirror copy {path} of {rf.name} has "
+                         f"sha256 {got}, expected {rf.sha256}; replace it with the official file")
 
 
 class _Unusable(Exception):

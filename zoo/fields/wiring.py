@@ -50,7 +50,7 @@ class Wiring:
 
 
 class _WiringOption(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     def neurons(self, units: int) -> int:
         """N for a field of ``units`` units (raises ValueError where they do not fit)."""

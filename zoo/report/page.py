@@ -22,7 +22,7 @@ from . import kept
 from .plot import comparison_figure
 from .recipes import Recipe, recipe_key, split_key, variants
 from .records import Record
-from .files import atomic_write
+from ..outputs import atomic_write
 from .render import cells, decimals, markdown_head, markdown_row, span, stats_text
 from .table import Row, summarise
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import InputError
-from .files import atomic_write
+from ..outputs import atomic_write
 from .recipes import recipe_key
 
 SUFFIX = ".jsonl"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..results.published import Entry
 from ..tables import text_table
-from .files import atomic_write
+from ..outputs import atomic_write
 from .plot import comparison_figure
 from .table import PICK_RULE, SPREAD, Row, Stats
 

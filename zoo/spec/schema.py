@@ -47,7 +47,7 @@ def _solverless_fields() -> list[str]:
 class _ModelSection(BaseModel):
     """``model``: a field that needs no solver gets its ``example_solver`` when none is given."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod

@@ -25,7 +25,7 @@ DeltaMode = Literal["abs", "rel"]
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class InitialSpec(Section):

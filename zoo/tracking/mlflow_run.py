@@ -66,6 +66,9 @@ def _check_scheme(uri: str) -> None:
     if base not in _SCHEMES:
         raise InputError(f"tracking store {uri}: the scheme '{scheme}://' is not supported; "
                          f"use {SUPPORTED}")
+    if base == "sqlite" and (not uri.startswith("sqlite:///") or ":memory:" in uri):
+        raise InputError(f"tracking store {uri}: an in-memory database keeps nothing once the "
+                         f"process ends; name a file, sqlite:///PATH")
     if base in ("", "file") and os.environ.get("MLFLOW_ALLOW_FILE_STORE", "").lower() not in (
             "true", "1"):
         raise InputError(f"tracking store {uri}: a folder store is in maintenance mode in "

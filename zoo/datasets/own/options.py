@@ -27,7 +27,7 @@ DEFAULT_RATIOS = (0.7, 0.15, 0.15)
 class SplitOptions(BaseModel):
     """Train/val/test: by ``ratios`` (default) or by a split column/array (subclasses)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     ratios: list[float] | None = Field(
         None, description="train, val, test shares summing to 1 (default 0.7, 0.15, 0.15); "
@@ -71,7 +71,7 @@ class SplitOptions(BaseModel):
 class ForecastOptions(BaseModel):
     """Predict the next ``horizon`` observations of ``channels`` from the history before them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     horizon: PositiveInt = Field(description="observations to predict at the end of each series")
     channels: list[str | int] = Field(min_length=1, description="channels to predict (names; "
