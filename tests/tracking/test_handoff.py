@@ -155,3 +155,11 @@ def test_copied_store_warns(finished, write_spec, tiny_spec, tmp_path, monkeypat
                       f"sqlite:///{moved / 'mlruns.db'}"], capsys)
     assert f"not to {moved / 'mlartifacts'} beside the store" in err
     assert str(original / "mlartifacts") in err
+
+
+def test_the_ui_command_names_a_relative_store_by_its_absolute_path(tmp_path, monkeypatch):
+    from zoo.tracking.mlflow_run import ui_command
+
+    monkeypatch.chdir(tmp_path)
+    args = shlex.split(ui_command("sqlite:///runs/m.db"))
+    assert args[args.index("--backend-store-uri") + 1] == f"sqlite:///{tmp_path}/runs/m.db"

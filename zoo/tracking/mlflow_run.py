@@ -193,10 +193,14 @@ def mlflow_executable() -> list[str]:
 
 
 def ui_command(uri: str, port: int = UI_PORT) -> str:
-    """The exact command that opens the MLflow UI on this store, runnable as printed (by
-    absolute path: ``mlflow`` is often only in zoo's virtual environment)."""
+    """The exact command that opens the MLflow UI on this store, runnable as printed from any
+    folder (by absolute paths: ``mlflow`` is often only in zoo's virtual environment, and a
+    relative SQLite path is the working directory's)."""
     if uri.startswith(("http://", "https://")):
         return f"open {uri} in a browser"
+    db = _sqlite_path(uri)
+    if db is not None and not db.is_absolute():
+        uri = f"sqlite:///{db.resolve()}"
     args = [*mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", UI_HOST,
             "--port", str(port)]
     return shlex.join(args)
