@@ -76,14 +76,15 @@ def thread_count(text: str) -> int:
     return value
 
 
-def resources(least: float, text: str) -> float:
-    """``text`` as a finite number of at least ``least`` (Ray's CPUs or GPUs per task)."""
+def resources(text: str, *, positive: bool) -> float:
+    """``text`` as a finite number above 0 (``positive``) or of at least 0: Ray's CPUs or GPUs
+    per task."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (math.isfinite(value) and value >= least):
-        raise argparse.ArgumentTypeError(f"not a number {'above' if least else 'of at least'} "
+    if not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
+        raise argparse.ArgumentTypeError(f"not a number {'above' if positive else 'of at least'} "
                                          f"0: {text!r}")
     return value
 

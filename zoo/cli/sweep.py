@@ -40,9 +40,9 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str) -> None:
     p.add_argument("--executor", choices=["local", "ray"], default="local")
     p.add_argument("--address", help="Ray cluster address (HOST:PORT, ray://HOST:PORT, auto); "
                    "default: start a local Ray instance")
-    p.add_argument(f"--cpus-per-{unit}", type=partial(resources, 1e-9), default=1.0,
+    p.add_argument(f"--cpus-per-{unit}", type=partial(resources, positive=True), default=1.0,
                    help=f"Ray CPUs per {unit} (above 0)")
-    p.add_argument(f"--gpus-per-{unit}", type=partial(resources, 0.0), default=None,
+    p.add_argument(f"--gpus-per-{unit}", type=partial(resources, positive=False), default=None,
                    help=f"Ray GPUs per {unit} (a fraction shares a GPU; default: 1 where the "
                         f"cluster has GPUs, so one {unit} per GPU, else 0)")
 

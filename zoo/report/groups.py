@@ -52,16 +52,16 @@ def runs_of(client, target: str) -> tuple[str, list]:
 
 def groups(runs: list) -> list[Group]:
     """One :class:`Group` per configuration, in order of first appearance."""
-    by_hash: dict[object, list] = defaultdict(list)
+    by_config: dict[object, list] = defaultdict(list)
     for run in runs:
         params = frozenset((k, v) for k, v in run.data.params.items()
                            if k not in SKIPPED_PARAMS)
-        by_hash[params or run.info.run_id].append(run)
+        by_config[params or run.info.run_id].append(run)
     params = [{k: v for k, v in rs[0].data.params.items() if k not in SKIPPED_PARAMS}
-              for rs in by_hash.values()]
+              for rs in by_config.values()]
     varying = sorted(k for k in set().union(*params) if len({p.get(k) for p in params}) > 1)
     out = []
-    for members, p in zip(by_hash.values(), params):
+    for members, p in zip(by_config.values(), params):
         label = ", ".join(f"{k}={p.get(k, '-')}" for k in varying) or "(one configuration)"
         keys = sorted({k for r in members for k in r.data.metrics if k.startswith("test/")})
         metrics = {}

@@ -56,11 +56,11 @@ class TorchdiffeqConfig(SolverConfig):
                 import torch
 
                 step = float(torch.diff(t).min()) if len(t) > 1 else 1.0
-            steps = float(t[-1] - t[0]) / step if len(t) > 1 else 0.0
-            if steps > MAX_SOLVER_STEPS:
+            span = float(t[-1] - t[0]) if len(t) > 1 else 0.0  # one read of the grid's ends
+            if (steps := span / step) > MAX_SOLVER_STEPS:
                 given = f"step_size {step:g}" if self.step_size else \
                     f"step {step:g} (the smallest gap of the times; no step_size given)"
-                raise InputError(f"model.solver: the times span {float(t[-1] - t[0]):g} with "
+                raise InputError(f"model.solver: the times span {span:g} with "
                                  f"{given}: {steps:.3g} fixed steps per solve, more than "
                                  f"{MAX_SOLVER_STEPS:,}; rescale the times (hours, not "
                                  f"seconds) or give a larger step_size")
