@@ -45,6 +45,11 @@ from zoo.training.allocator import keep_freed_blocks  # noqa: E402
 SPEECH = {"channels": 21, "length": 161, "n_out": 10, "control": {"kind": "natural_cubic"},
           "paper_batch": 1024}
 RK4 = {"kind": "torchdiffeq", "method": "rk4", "step_size": 1.0}
+#: PhysioNet Sepsis without OI (specs/irie2022/_base/sepsis_no_oi.yaml): 35 inputs, 72 hours;
+#: ``ends: varied``: each series ends at its own hour (the stays' lengths), so the adjoint
+#: solves back segment by segment between the distinct end times the readout reads
+SEPSIS = {"channels": 35, "length": 72, "n_out": 2, "control": {"kind": "natural_cubic"},
+          "ends": "varied", "paper_batch": 1024}
 LTC = {"channels": 8, "length": 32, "n_out": 4, "control": {"kind": "raw_steps"},
        "solver": {"kind": "ltc_fused", "unfolds": 6}}
 
@@ -99,6 +104,10 @@ CASES |= {f"{name}-adjoint": ({**CASES[name][0], "backprop": "adjoint"}, target)
           for name, target in [("fwp-hebb-cde", 10.0), ("fwp-delta-cde", 5.0),
                                ("fwp-delta-ode", 5.0), ("fwp-oja-cde", 3.0),
                                ("fwp-eigenworms-postdelta", 3.0), ("ncde-speech", 1.3)]}
+#: Sepsis no-OI's Hebb-CDE (specs/irie2022/table1/sepsis-no-oi/cde-hebb.yaml)
+CASES["fwp-hebb-cde-sepsis-adjoint"] = (
+    {**SEPSIS, "backprop": "adjoint", "field": {"kind": "fwp", "rule": "hebb", "form": "cde",
+                                                "d_model": 160, "heads": 32, "d_ff": 64}}, None)
 #: paper a's fields whose fast adjoint steps a ``stage_field`` under autograd (``FieldSteps``):
 #: App. C.1's two-layer model (no rank-one form), the GRU-ODE and NRDE baselines
 _EIGENWORMS = CASES["fwp-eigenworms-postdelta-adjoint"][0]
@@ -156,8 +165,10 @@ def build(case: str, impl: str, quick: bool, backprop: str | None, factor: int,
     values = torch.randn(batch_size, length, opts["channels"], generator=gen, dtype=dtype)
     values[..., 0] = times
     y = torch.randint(0, opts["n_out"], (batch_size,), generator=gen)
-    batch = Batch(times, spec.model.control.prepare(times, values), y,
-                  torch.full((batch_size,), length - 1)).to(torch.device(device), dtype)
+    ends = (torch.randint(length // 2, length, (batch_size,), generator=gen)
+            if opts.get("ends") == "varied" else torch.full((batch_size,), length - 1))
+    batch = Batch(times, spec.model.control.prepare(times, values), y, ends).to(
+        torch.device(device), dtype)
     return model, batch, length
 
 

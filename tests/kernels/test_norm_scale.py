@@ -1,5 +1,6 @@
 """The folded LayerNorm's 1/σ (zoo/kernels/norm_scale.py): compiled = torch form, value and
-gradients (Q's, and X's through the torch form), over block edges and thread splits."""
+gradients (Q's, and X's through the torch form), over block edges, blocks that span samples
+(an adjoint step's few stage columns each) and thread splits."""
 
 from __future__ import annotations
 
@@ -19,14 +20,14 @@ def inputs(dtype, gen, samples=3, K=7, columns=37):
     return [A.T @ A, torch.randn(samples, K, columns, dtype=dtype, generator=gen)]
 
 
-@pytest.mark.parametrize("columns", [37, 128, 300])
+@pytest.mark.parametrize(("samples", "columns"), [(3, 37), (3, 128), (3, 300), (100, 4), (45, 3)])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-def test_compiled_equals_the_torch_form(dtype, threads, columns, torch_threads):
+def test_compiled_equals_the_torch_form(dtype, threads, samples, columns, torch_threads):
     torch_threads(threads)
     gen = torch.Generator().manual_seed(columns)
-    Q, X = inputs(dtype, gen, columns=columns)
-    grad = torch.randn(3, columns, dtype=torch.float64, generator=gen)
+    Q, X = inputs(dtype, gen, samples, columns=columns)
+    grad = torch.randn(samples, columns, dtype=torch.float64, generator=gen)
     compiled, torch_form = (run(lambda Q, X, form: norm_scale(Q, X, 1e-5, form=form), form,
                                 [Q, X], grad) for form in ("compiled", "torch"))
     for mine, reference in zip(compiled, torch_form):  # s, Q̄, X̄ (float64 sums: 1e-12 of the
