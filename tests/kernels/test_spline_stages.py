@@ -8,7 +8,7 @@ import torch
 import torchcde
 
 from zoo.kernels.compiled import kernel
-from zoo.kernels.spline_stages import value_and_derivative
+from zoo.kernels.spline_stages import value, value_and_derivative
 
 
 HERMITE = torchcde.hermite_cubic_coefficients_with_backward_differences
@@ -30,6 +30,7 @@ def test_equals_torchcde_bit_for_bit(coefficients, dtype, form, torch_threads):
         for stage_last in (False, True):
             x, dx = value_and_derivative(path, t, stage_last, form=form)
             assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
+            assert torch.equal(value(path, t, stage_last, form=form), x)
             if form == "compiled" and t.dim() == 1:
                 assert x.mT.is_contiguous() == stage_last == dx.mT.is_contiguous()
 
@@ -39,3 +40,4 @@ def test_other_controls_use_their_own_calls():
     t = torch.linspace(0, 4, 9)
     x, dx = value_and_derivative(path, t)
     assert torch.equal(x, path.evaluate(t)) and torch.equal(dx, path.derivative(t))
+    assert torch.equal(value(path, t), x)

@@ -40,6 +40,15 @@ def value_and_derivative(path, t: torch.Tensor, stage_last: bool = False, form: 
     return a + inner * r, b + (two_c + three_d * r) * r
 
 
+def value(path, t: torch.Tensor, stage_last: bool = False, form: Form = "auto") -> torch.Tensor:
+    """X(t) of ``path`` alone: a cubic spline's through :func:`value_and_derivative` (one gather
+    where torchcde's ``evaluate`` makes four; the derivative, a few operations more on the same
+    reads, is dropped), any other path's own ``evaluate``."""
+    if type(path) is not torchcde.CubicSpline:
+        return path.evaluate(t)
+    return value_and_derivative(path, t, stage_last, form)[0]
+
+
 def _compiled(form: Form, coefficients: tuple[torch.Tensor, ...]) -> bool:
     """The kernel reads (B, L, C) coefficients with one layout, the channels contiguous, and
     differentiates nothing (the fast paths' controls are data; times that carry a gradient,

@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 import torch
 
+from ...fields.fwp.ode_form import ODEUpdate
 from ...fields.fwp.rules import Delta, Oja, Rule, Write
-from ...kernels.spline_stages import value_and_derivative
+from ...kernels.spline_stages import value, value_and_derivative
 from ..solve.grid import FixedGrid
 from .writes import fast_write, formed, raw
 
@@ -62,11 +63,13 @@ def lanes_writes(update, path, times: torch.Tensor) -> Write:
 
 
 def stage_inputs(update, path, times: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """``update.inputs`` at ``times``; a CDE form's (X, X′) from one pass over the control's
-    coefficients (:func:`value_and_derivative`, the same values), stored stage-last as the slow
-    net's products read them."""
+    """``update.inputs`` at ``times``: the CDE form's (X, X′) and the ODE form's X from one pass
+    over the control's coefficients (:func:`value_and_derivative`, the same values), stored
+    stage-last as the slow net's products read them."""
     if update.n_inputs == 2:
         return value_and_derivative(path, times, stage_last=True)
+    if update.inputs is ODEUpdate.inputs:
+        return (value(path, times, stage_last=True),)
     return update.inputs(path, times)
 
 

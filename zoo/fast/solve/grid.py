@@ -84,24 +84,31 @@ class FixedGrid:
         return torch.cat([n.new_full((1,), -1), n]), torch.cat([t.new_ones(1), lam])
 
     def points_read(self) -> list[int]:
-        """The grid points whose states :meth:`outputs` reads."""
-        n, _ = self._locate()
-        return torch.unique(torch.cat([n + 1, n.clamp(min=0)])).tolist()
+        """The grid points whose states :meth:`outputs` reads: the steps' ends n_j + 1, and
+        their starts n_j where an output time lies inside a step."""
+        n, lam = self._locate()
+        points = n + 1 if bool((lam == 1).all()) else torch.cat([n + 1, n.clamp(min=0)])
+        return torch.unique(points).tolist()
 
     def outputs(self, states: list[torch.Tensor], rows: torch.Tensor | None = None
                 ) -> torch.Tensor:
         """States at the output times (T, B, ...) from the states at the grid points (N+1 of
         (B, ...)); with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...).
-        Only the grid states that are needed are stacked."""
+        Only the grid states that are needed are stacked, and where every output time is a
+        grid point, each one once, in order, the stack is the result."""
         n, lam = self._locate()
         batch: tuple[torch.Tensor, ...] = ()
         if rows is not None:
             n, lam = n[rows], lam[rows]
             batch = (torch.arange(len(rows), device=rows.device),)
-        needed, position = torch.unique(torch.cat([n + 1, n.clamp(min=0)]), return_inverse=True)
+        on_grid = bool((lam == 1).all())
+        needed, position = torch.unique(n + 1 if on_grid else torch.cat([n + 1, n.clamp(min=0)]),
+                                        return_inverse=True)
         stacked = torch.stack([states[i] for i in needed.tolist()])
+        if on_grid and not batch and len(needed) == len(n) and bool((n[1:] > n[:-1]).all()):
+            return stacked
         upper = stacked[(position[:len(n)], *batch)]
-        if bool((lam == 1).all()):
+        if on_grid:
             return upper
         lower = stacked[(position[len(n):], *batch)]
         lam = lam.to(upper.dtype).view(-1, *(1,) * (upper.dim() - 1))
