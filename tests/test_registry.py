@@ -97,3 +97,35 @@ def test_entry_whose_kind_does_not_match_is_broken(tmp_path):
                       {"other": "zoo.fields.config:NCDEConfig"})
     out = zoo("list", "fields", pythonpath=tmp_path)
     assert re.search(r"other +\[mismatch-plugin\]  BROKEN: TypeError", out.stdout)
+
+
+def test_a_plugin_validator_or_check_that_raises_is_named(tmp_path):
+    """A config validator raising what pydantic does not collect (a KeyError), or a check()
+    raising, used to end as `error: KeyError: 'x'`, exit 1, naming no plugin."""
+    fake_distribution(tmp_path, "faulty-plugin", "zoo.datasets",
+                      {"faulty_validator": "faulty:Validates", "faulty_check": "faulty:Checks"})
+    (tmp_path / "faulty.py").write_text(
+        "from typing import Literal\n"
+        "from pydantic import field_validator\n"
+        "from zoo.datasets.irregular_sines import IrregularSinesConfig\n\n"
+        "class Validates(IrregularSinesConfig):\n"
+        "    kind: Literal['faulty_validator'] = 'faulty_validator'\n\n"
+        "    @field_validator('n_train')\n"
+        "    @classmethod\n"
+        "    def _size(cls, value):\n"
+        "        return {}['x']\n\n"
+        "class Checks(IrregularSinesConfig):\n"
+        "    kind: Literal['faulty_check'] = 'faulty_check'\n\n"
+        "    def check(self, spec):\n"
+        "        raise RuntimeError('boom')\n")
+    for kind, problem in [("faulty_validator", "its validator raised KeyError: 'x'"),
+                          ("faulty_check", "check() raised RuntimeError: boom")]:
+        spec = tmp_path / f"{kind}.yaml"
+        spec.write_text(f"data: {{kind: {kind}, n_train: 32}}\nmodel:\n"
+                        "  control: {kind: natural_cubic}\n  field: {kind: ncde}\n"
+                        "  solver: {kind: torchdiffeq}\n  readout: {kind: classify}\n")
+        out = zoo("validate", str(spec), pythonpath=tmp_path)
+        assert out.returncode == 2, out.stderr
+        assert (f"error: {spec}:1:7: data: datasets component '{kind}' from distribution "
+                f"'faulty-plugin': {problem}") in out.stderr
+        assert "Traceback" not in out.stderr

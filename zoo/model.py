@@ -9,9 +9,10 @@ import torch
 from torch import nn
 
 from .build_context import BuildContext, DataShape, Integrator
-from .errors import PluginError, ZooError
+from .errors import ZooError
 from .fast import attach as attach_fast_path
 from .plugin import FieldBody
+from .registry import component_failure, failure_text
 from .series import Batch
 
 
@@ -30,9 +31,10 @@ class ZooModel(nn.Module):
         attach_fast_path(self.body, ctx)
         features = getattr(self.body, "features", None)
         if isinstance(features, bool) or not isinstance(features, int) or features < 1:
-            raise _plugin_error(field, "fields", f"its build() returned a "
-                                f"{type(self.body).__name__} whose `features` is {features!r}; "
-                                f"it must be a positive int (the width the readout reads)")
+            raise component_failure("fields", field.kind, f"its build() returned a "
+                                    f"{type(self.body).__name__} whose `features` is "
+                                    f"{features!r}; it must be a positive int (the width the "
+                                    f"readout reads)")
         self.head = _built(spec.model.readout, "readouts",
                            lambda: spec.model.readout.build(features, shape.task))
 
@@ -60,23 +62,13 @@ def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-def _plugin_error(config: Any, group: str, problem: str) -> ZooError:
-    """A failure of component ``config``'s code, naming its group, kind and distribution: exit 2
-    (:class:`PluginError`) for a plugin's, 1 for a built-in's (a bug in nde-zoo)."""
-    from . import registry
-
-    entry = registry.entries(group).get(config.kind)
-    dist = entry.distribution if entry is not None else "<unknown>"
-    message = f"{group} component '{config.kind}' from distribution '{dist}': {problem}"
-    return ZooError(message) if dist == registry.BUILTIN else PluginError(message)
-
-
 def _built(config: Any, group: str, build: Callable[[], nn.Module]) -> nn.Module:
-    """``build()``, its failure reported as :func:`_plugin_error` (user errors pass through)."""
+    """``build()``, its failure reported as :func:`registry.component_failure` (user errors
+    pass through)."""
     try:
         return build()
     except ZooError:
         raise
     except Exception as exc:
-        raise _plugin_error(config, group, f"build() failed: {type(exc).__name__}: "
-                            f"{str(exc).strip()[:300]}") from exc
+        raise component_failure(group, config.kind, f"build() failed: {failure_text(exc)}"
+                                ) from exc

@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import cache
 
-from .errors import PluginError
+from .errors import PluginError, ZooError
 from .suggest import did_you_mean
 
 #: Spec section -> entry-point group.
@@ -181,3 +181,19 @@ def broken(group: str) -> dict[str, Entry]:
 def refresh() -> None:
     """Forget discovered entry points (after installing a plugin in the same process)."""
     entries.cache_clear()
+
+
+def component_failure(group: str, kind: str, problem: str, where: str = "") -> ZooError:
+    """A failure of the code of component ``kind`` in ``group``, naming its distribution (after
+    ``where``, a spec location, if given): exit 2 (:class:`PluginError`) for a plugin's, 1 for a
+    built-in's (a bug in nde-zoo)."""
+    entry = entries(group).get(kind)
+    dist = entry.distribution if entry is not None else "<unknown>"
+    message = f"{group} component '{kind}' from distribution '{dist}': {problem}"
+    message = f"{where}: {message}" if where else message
+    return ZooError(message) if dist == BUILTIN else PluginError(message)
+
+
+def failure_text(exc: BaseException) -> str:
+    """``Type: message`` of a component's exception, its message cut to 300 characters."""
+    return f"{type(exc).__name__}: {str(exc).strip()[:300]}"

@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .. import registry
-from ..errors import InputError, PluginError, SpecError
+from ..errors import InputError, PluginError, SpecError, ZooError
 from ..limits import MAX_PARAMETERS, numpy_seed_in_range, seed_in_range
 from ..suggest import did_you_mean
 from .schema import PLUGIN_SECTIONS, spec_model
@@ -430,21 +430,76 @@ def validate_source(src: Source) -> BaseModel:
         raise SpecError(list(dict.fromkeys(problems))) from None
     except PluginError as exc:
         raise SpecError([f"{src.origin}: {exc}"]) from None
+    except ZooError:
+        raise
+    except Exception as exc:  # a component's validator raising what pydantic does not collect
+        component = _raising_component(exc)
+        if component is None:
+            raise
+        group, kind = registry.group_of(component), component.model_fields["kind"].default
+        raise registry.component_failure(group, kind,
+                                         f"its validator raised {registry.failure_text(exc)}",
+                                         _section_of(src, group, kind)) from exc
     problems = _check_booleans(spec, src)
     problems += [f"{src.where(_key(d))}: {d}: {m}" for d, m in compatibility(spec)]
     problems += _check_reproduces(spec, src)
     if spec.search is not None:
         problems += [f"{src.where(path)}: {'.'.join(path)}: {message}"
                      for path, message in spec.search.problems(spec, src)]
-    for component in (spec.data, spec.model.control, spec.model.field, spec.model.solver,
-                      spec.model.backprop, spec.model.readout):
-        for dotted, message in component.check(spec):
+    for section in PLUGIN_SECTIONS:
+        component = _component(spec, section)
+        for dotted, message in _checked(component, spec, src, section):
             problems.append(f"{src.where(_key(dotted))}: {dotted}: {message}")
     if not problems:
         problems = _check_size(spec, src)
     if problems:
         raise SpecError(problems)
     return spec
+
+
+def _raising_component(exc: BaseException) -> type | None:
+    """The component config class whose validator raised ``exc``: the innermost frame of its
+    traceback whose ``cls`` or ``self`` is one (None: no component's code raised it)."""
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        for name in ("cls", "self"):
+            obj = tb.tb_frame.f_locals.get(name)
+            if registry.group_of(obj if isinstance(obj, type) else type(obj)) is not None:
+                found = obj if isinstance(obj, type) else type(obj)
+        tb = tb.tb_next
+    return found
+
+
+def _component(spec: BaseModel, section: tuple[str, ...]) -> Any:
+    """The component config at ``section`` of the spec (``("model", "field")``)."""
+    for name in section:
+        spec = getattr(spec, name)
+    return spec
+
+
+def _section_of(src: Source, group: str, kind: str) -> str:
+    """``FILE:LINE:COL: model.field``: where the spec names component ``kind`` of ``group``."""
+    for section, section_group in PLUGIN_SECTIONS.items():
+        node: Any = src.data
+        for name in section:
+            node = node.get(name) if isinstance(node, dict) else None
+        if section_group == group and isinstance(node, dict) and node.get("kind") == kind:
+            return f"{src.where(section)}: {'.'.join(section)}"
+    return str(src.origin)
+
+
+def _checked(component: Any, spec: BaseModel, src: Source, section: tuple[str, ...]
+             ) -> list[tuple[str, str]]:
+    """``component.check(spec)``; an exception in it is the component's failure, named."""
+    try:
+        return component.check(spec)
+    except ZooError:
+        raise
+    except Exception as exc:
+        raise registry.component_failure(
+            PLUGIN_SECTIONS[section], component.kind,
+            f"check() raised {registry.failure_text(exc)}",
+            f"{src.where(section)}: {'.'.join(section)}") from exc
 
 
 def spec_value_problem(src: Source, dotted: str, value: Any) -> str | None:
