@@ -16,6 +16,7 @@ import torch
 from ...fields.fwp.fast_weight import as_matrices, flatten, merge_heads
 from ...fields.fwp.multilayer import TwoLayerUpdate
 from ...fields.fwp.rules import Write
+from ...kernels.spline_stages import value
 
 
 def broadcast_read(W: torch.Tensor, p: torch.Tensor, transpose: bool = False) -> torch.Tensor:
@@ -29,7 +30,7 @@ def stage_inputs(update: TwoLayerUpdate, path, times: torch.Tensor) -> tuple[tor
     """The W-independent inputs at the stage times (M,), each (B, M, H, ·): layer 1's key,
     value and rate, and the query q(t) of its read."""
     layer1 = update.layer1
-    embedded = layer1.slow.embed(path.evaluate(times))
+    embedded = layer1.slow.embed(value(path, times))
     w = layer1.rule.write(*layer1.slow.split(embedded))
     return w.key, w.value, w.rate, update.mid_query.query(embedded)
 
