@@ -84,28 +84,25 @@ class FixedGrid:
         return torch.cat([n.new_full((1,), -1), n]), torch.cat([t.new_ones(1), lam])
 
     def points_read(self) -> list[int]:
-        """The grid points whose states :meth:`outputs` reads: the steps' ends n_j + 1, and
-        their starts n_j where an output time lies inside a step."""
+        """The grid points whose states :meth:`outputs` reads."""
         n, lam = self._locate()
-        points = n + 1 if bool((lam == 1).all()) else torch.cat([n + 1, n.clamp(min=0)])
-        return torch.unique(points).tolist()
+        return torch.unique(_points(n, bool((lam == 1).all()))).tolist()
 
     def outputs(self, states: list[torch.Tensor], rows: torch.Tensor | None = None
                 ) -> torch.Tensor:
         """States at the output times (T, B, ...) from the states at the grid points (N+1 of
         (B, ...)); with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...).
         Only the grid states that are needed are stacked, and where every output time is a
-        grid point, each one once, in order, the stack is the result."""
+        distinct grid point, the stack is the result (the times increase, so it is in order)."""
         n, lam = self._locate()
         batch: tuple[torch.Tensor, ...] = ()
         if rows is not None:
             n, lam = n[rows], lam[rows]
             batch = (torch.arange(len(rows), device=rows.device),)
         on_grid = bool((lam == 1).all())
-        needed, position = torch.unique(n + 1 if on_grid else torch.cat([n + 1, n.clamp(min=0)]),
-                                        return_inverse=True)
+        needed, position = torch.unique(_points(n, on_grid), return_inverse=True)
         stacked = torch.stack([states[i] for i in needed.tolist()])
-        if on_grid and not batch and len(needed) == len(n) and bool((n[1:] > n[:-1]).all()):
+        if on_grid and not batch and len(needed) == len(n):
             return stacked
         upper = stacked[(position[:len(n)], *batch)]
         if on_grid:
@@ -120,3 +117,9 @@ class FixedGrid:
         n, lam = n[rows, None], lam[rows, None]
         steps = torch.arange(self.steps, device=n.device)
         return (steps < n).to(lam.dtype) + torch.where(steps == n, lam, lam.new_zeros(()))
+
+
+def _points(n: torch.Tensor, on_grid: bool) -> torch.Tensor:
+    """The grid points that give y(t_j) = y_{n_j} + λ_j Δ_{n_j}: the steps' ends n_j + 1, and
+    their starts n_j unless every output time is a grid point (λ = 1)."""
+    return n + 1 if on_grid else torch.cat([n + 1, n.clamp(min=0)])
