@@ -40,6 +40,17 @@ def lanes_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor) -> t
     return out.view(stages, c, -1).mT
 
 
+def in_layout(x: torch.Tensor, layout: Layout) -> torch.Tensor:
+    """x (B, U, in) as a view of the memory that ``layout``'s products read, (B, in, U) for
+    ``stage_last`` and (U, in, B) for ``lanes``, so that several products of the same inputs
+    (:func:`head_linear`) copy them once."""
+    if layout == "lanes":
+        return x.permute(1, 2, 0).contiguous().permute(2, 0, 1)
+    if layout == "stage_last":
+        return x.mT.contiguous().mT
+    return x
+
+
 def head_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tensor, heads: int,
                 layout: Literal["stage_last", "lanes"]) -> torch.Tensor:
     """Per-head outputs x Wᵀ + b (W: (H·c, in)) in ``layout``: ``stage_last`` (B, U, H, c),

@@ -14,7 +14,7 @@ from ...fields.fwp.rules import Write
 from ...fields.fwp.slow_net import SlowNet, ValueNet
 from ...fields.small_softmax import small_softmax
 from .folded_norm import foldable, folded_factors, folded_layer_norm
-from .layouts import Layout, head_linear
+from .layouts import Layout, head_linear, in_layout
 from .stage_linear import StageLinear
 
 
@@ -38,6 +38,7 @@ def slow_outputs(slow: SlowNet, x: torch.Tensor, layout: Layout
     if layout == "deferred":
         return tuple(StageLinear(w.flatten(0, 1), b.flatten(), z, slow.heads, scale)
                      for w, b in zip(weights, biases))
+    z = in_layout(z, layout)
     return tuple(head_linear(w.flatten(0, 1), b.flatten(), z, slow.heads, layout)
                  for w, b in zip(weights, biases))
 
