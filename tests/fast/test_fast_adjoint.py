@@ -67,9 +67,9 @@ def test_blocks_do_not_change_the_numbers(monkeypatch):
     assert_fast_equals_generic(FIELDS["ncde"], "midpoint", backprop="adjoint", step_size=0.3)
 
 
-def test_segments_off_the_forward_grid():
-    """Output times 0.7 apart with steps of 0.3: every backward segment starts off the forward
-    grid, as torchdiffeq's does (its grid runs from t_i in negated time)."""
+def _spline_problem():
+    """A field on a natural cubic spline with steps of 0.3 (y0, parameters, the stage inputs,
+    the field, and the same as a torchdiffeq module)."""
     torch.manual_seed(0)
     times = torch.arange(13, dtype=torch.float64) * 0.7
     control = NaturalCubicConfig()
@@ -93,18 +93,48 @@ def test_segments_off_the_forward_grid():
             return field(y, *inputs(t))
 
     y0 = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
-    t = times[[0, 4, 9, 12]]
+    return y0, params, inputs, field, Func()
+
+
+def _integrator() -> Integrator:
+    return Integrator(TorchdiffeqConfig(method="rk4", step_size=0.3), AdjointConfig())
+
+
+def test_segments_off_the_forward_grid():
+    """Output times 0.7 apart with steps of 0.3: every backward segment starts off the forward
+    grid, as torchdiffeq's does (its grid runs from t_i in negated time)."""
+    y0, params, inputs, field, func = _spline_problem()
+    t = torch.arange(13, dtype=torch.float64)[[0, 4, 9, 12]] * 0.7
     weights = torch.randn(4, 4, 5, dtype=torch.float64)
-    integrator = Integrator(TorchdiffeqConfig(method="rk4", step_size=0.3), AdjointConfig())
+    integrator = _integrator()
     ours = adjoint_solve(integrator, t, y0, inputs, FieldSteps(field), params)
     ours_grads = torch.autograd.grad((ours * weights).sum(), (y0, *params))
-    theirs = torchdiffeq.odeint_adjoint(Func(), y0, t, method="rk4",
+    theirs = torchdiffeq.odeint_adjoint(func, y0, t, method="rk4",
                                         options={"step_size": 0.3}, adjoint_params=params)
     theirs_grads = torch.autograd.grad((theirs * weights).sum(), (y0, *params))
     torch.testing.assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
     for a, b in zip(ours_grads, theirs_grads):
         torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
     assert integrator.nfe == 4 * (28 + 7 + 12 + 10)  # forward 28 steps; 3 backward segments
+
+
+def test_one_output_time_per_sample():
+    """With ``rows`` each sample's state at its own output time comes back (B, ...), without
+    the (T, B, ...) stack, and the gradients are torchdiffeq's for that read: samples read at
+    t_0, two sharing a time, one at the end, and none at the middle time."""
+    y0, params, inputs, field, func = _spline_problem()
+    t = torch.arange(13, dtype=torch.float64)[[0, 4, 9, 12]] * 0.7
+    rows = torch.tensor([3, 0, 1, 1])
+    weights = torch.randn(4, 5, dtype=torch.float64)
+    ours = adjoint_solve(_integrator(), t, y0, inputs, FieldSteps(field), params, rows=rows)
+    ours_grads = torch.autograd.grad((ours * weights).sum(), (y0, *params))
+    theirs = torchdiffeq.odeint_adjoint(func, y0, t, method="rk4", options={"step_size": 0.3},
+                                        adjoint_params=params)[rows, torch.arange(4)]
+    theirs_grads = torch.autograd.grad((theirs * weights).sum(), (y0, *params))
+    assert ours.shape == (4, 5)
+    torch.testing.assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+    for a, b in zip(ours_grads, theirs_grads):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
 
 
 def test_unsupported_adjoint_options_fall_back_with_one_line():

@@ -37,13 +37,16 @@ def solve_at(integrate, func, y0: torch.Tensor, path, rows: torch.Tensor | None 
     start and the needed grid times are requested (fixed steps still come from the whole grid,
     so the forward solution is the same), unless the integrator wants dense outputs (the
     continuous adjoint with ``outputs: grid``); the adjoint's gradients depend on that set
-    (:class:`zoo.backprop.adjoint.AdjointConfig`)."""
+    (:class:`zoo.backprop.adjoint.AdjointConfig`). An integrator with ``selects_rows`` returns
+    the per-sample states itself (:class:`zoo.fast.solve.adjoint.FastAdjoint`)."""
     grid = path.grid_points
     if rows is None or integrate.dense_outputs:
         states = integrate(func, y0, grid)
         return states if rows is None else states[rows, torch.arange(rows.shape[0],
                                                                       device=rows.device)]
     needed, position = torch.unique(torch.cat([rows.new_zeros(1), rows]), return_inverse=True)
+    if getattr(integrate, "selects_rows", False):
+        return integrate(func, y0, grid[needed], grid=grid, rows=position[1:])
     states = integrate(func, y0, grid[needed], grid=grid)
     return states[position[1:], torch.arange(rows.shape[0], device=rows.device)]
 

@@ -135,29 +135,50 @@ class FastAdjoint:
         self.params = tuple(p for p in params if p.requires_grad)
         self.dense_outputs = integrator.dense_outputs
 
+    #: :func:`zoo.fields.trajectory.solve_at` may ask for one output time per sample
+    selects_rows = True
+
     def __call__(self, func, y0: torch.Tensor, t: torch.Tensor,
-                 grid: torch.Tensor | None = None) -> torch.Tensor:
+                 grid: torch.Tensor | None = None, rows: torch.Tensor | None = None
+                 ) -> torch.Tensor:
         return adjoint_solve(self.integrator, t, y0, self.stage_inputs, self.steps,
-                             self.params, grid)
+                             self.params, grid, rows)
 
 
 def adjoint_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: StageInputs,
                   steps: AdjointSteps, params: tuple[torch.Tensor, ...],
-                  grid: torch.Tensor | None = None) -> torch.Tensor:
-    """y at the output times ``t`` (T, B, ...) with the gradients of torchdiffeq's
-    ``odeint_adjoint(func, y0, t, adjoint_params=params)`` (fixed step from ``grid``, default
-    ``t``); counts the forward and backward evaluations in ``integrator.nfe``."""
+                  grid: torch.Tensor | None = None, rows: torch.Tensor | None = None
+                  ) -> torch.Tensor:
+    """y at the output times ``t`` (T, B, ...), or sample b's at t[rows[b]] alone (B, ...),
+    with the gradients of torchdiffeq's ``odeint_adjoint(func, y0, t, adjoint_params=params)``
+    (fixed step from ``grid``, default ``t``); counts the forward and backward evaluations in
+    ``integrator.nfe``. With ``rows`` no (T, B, ...) stack is formed, forward or backward: a
+    sample's cotangent joins the adjoint at its own output time."""
     plan = FixedGrid.plan(integrator, t, grid)
-    return _Adjoint.apply(_Problem(plan, integrator, stage_inputs, steps, params), y0, *params)
+    problem = _Problem(plan, integrator, stage_inputs, steps, params, rows)
+    return _Adjoint.apply(problem, y0, *params)
 
 
 class _Problem:
     """What the autograd function needs besides tensors: the forward grid and the steps."""
 
     def __init__(self, plan: FixedGrid, integrator, stage_inputs: StageInputs,
-                 steps: AdjointSteps, params: tuple[torch.Tensor, ...]):
+                 steps: AdjointSteps, params: tuple[torch.Tensor, ...],
+                 rows: torch.Tensor | None):
         self.plan, self.integrator = plan, integrator
         self.stage_inputs, self.steps, self.params = stage_inputs, steps, params
+        self.rows = rows
+        #: with ``rows``, the forward states at the output times, where the backward
+        #: segments restart (without, the output itself, saved for the backward pass)
+        self.restarts: list[torch.Tensor] = []
+
+    def cotangent(self, a: torch.Tensor | None, grad: torch.Tensor, i: int) -> torch.Tensor:
+        """a + ∂L/∂y(t_i) from the output's gradient ``grad`` (a None: 0)."""
+        if self.rows is None:
+            return grad[i] if a is None else a + grad[i]
+        a = grad.new_zeros(grad.shape) if a is None else a
+        samples = (self.rows == i).nonzero().squeeze(1)
+        return a.index_add(0, samples, grad.index_select(0, samples)) if len(samples) else a
 
     def segment(self, i: int) -> FixedGrid:
         """torchdiffeq's grid for the backward solve from t_i to t_{i−1}, in τ = −t."""
@@ -188,18 +209,23 @@ class _Adjoint(torch.autograd.Function):
                 if k in keep:
                     states[k] = state
             y = ys[-1]
-        ys = plan.outputs(states)
+        restarts = plan.at_outputs(states)
         ctx.problem = problem
-        ctx.save_for_backward(ys)
-        return ys
+        if problem.rows is None:
+            ys = torch.stack(restarts)
+            ctx.save_for_backward(ys)
+            return ys
+        problem.restarts = restarts
+        return plan.pick(restarts, problem.rows)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_ys: torch.Tensor):
-        problem, (ys,) = ctx.problem, ctx.saved_tensors
+        problem = ctx.problem
         params = problem.params
+        ys = ctx.saved_tensors[0] if problem.rows is None else problem.restarts
         p_bar = [torch.zeros_like(p) for p in params]
-        y, a = ys[-1], grad_ys[-1]
+        y, a = ys[-1], problem.cotangent(None, grad_ys, len(ys) - 1)
         for i in range(len(ys) - 1, 0, -1):
             segment = problem.segment(i)
             problem.integrator.nfe += segment.steps * segment.tableau.stages
@@ -216,7 +242,8 @@ class _Adjoint(torch.autograd.Function):
                     _accumulate(p_bar, torch.autograd.grad(
                         [u for u, _ in pairs], params, [bar for _, bar in pairs],
                         allow_unused=True))
-            y, a = ys[i - 1], a + grad_ys[i - 1]
+            y, a = ys[i - 1], problem.cotangent(a, grad_ys, i - 1)
+        problem.restarts = []
         return None, a, *p_bar
 
 

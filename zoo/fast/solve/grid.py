@@ -91,25 +91,41 @@ class FixedGrid:
     def outputs(self, states: list[torch.Tensor], rows: torch.Tensor | None = None
                 ) -> torch.Tensor:
         """States at the output times (T, B, ...) from the states at the grid points (N+1 of
-        (B, ...)); with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...).
-        Only the grid states that are needed are stacked, and where every output time is a
-        distinct grid point, the stack is the result (the times increase, so it is in order)."""
+        (B, ...)); with ``rows`` (B,), sample b's state at output time rows[b] only (B, ...),
+        from the grid states that are needed, stacked once."""
+        if rows is None:
+            return torch.stack(self.at_outputs(states))
         n, lam = self._locate()
-        batch: tuple[torch.Tensor, ...] = ()
-        if rows is not None:
-            n, lam = n[rows], lam[rows]
-            batch = (torch.arange(len(rows), device=rows.device),)
+        n, lam = n[rows], lam[rows]
+        batch = torch.arange(len(rows), device=rows.device)
         on_grid = bool((lam == 1).all())
         needed, position = torch.unique(_points(n, on_grid), return_inverse=True)
         stacked = torch.stack([states[i] for i in needed.tolist()])
-        if on_grid and not batch and len(needed) == len(n):
-            return stacked
-        upper = stacked[(position[:len(n)], *batch)]
+        upper = stacked[position[:len(n)], batch]
         if on_grid:
             return upper
-        lower = stacked[(position[len(n):], *batch)]
         lam = lam.to(upper.dtype).view(-1, *(1,) * (upper.dim() - 1))
-        return torch.where(lam == 1, upper, lower + lam * (upper - lower))
+        return _interpolate(stacked[position[len(n):], batch], upper, lam)
+
+    def at_outputs(self, states: list[torch.Tensor]) -> list[torch.Tensor]:
+        """The state at each output time (T of (B, ...)) from the states at the grid points,
+        none stacked: where an output time is a grid point, that point's state itself."""
+        n, lam = self._locate()
+        upper = [states[i] for i in (n + 1).tolist()]
+        if bool((lam == 1).all()):
+            return upper
+        lower = [states[i] for i in n.clamp(min=0).tolist()]
+        lam = lam.to(upper[0].dtype)
+        return [_interpolate(low, up, weight) for low, up, weight in zip(lower, upper, lam)]
+
+    @staticmethod
+    def pick(at_outputs: list[torch.Tensor], rows: torch.Tensor) -> torch.Tensor:
+        """Sample b's state at output time rows[b] (B, ...), from :meth:`at_outputs`."""
+        picked = at_outputs[0].new_empty(at_outputs[0].shape)
+        for i in torch.unique(rows).tolist():
+            samples = (rows == i).nonzero().squeeze(1)
+            picked.index_copy_(0, samples, at_outputs[i].index_select(0, samples))
+        return picked
 
     def increment_weights(self, rows: torch.Tensor) -> torch.Tensor:
         """(R, N) weights w with y(t_{rows[r]}) = y_0 + Σ_n w[r, n] Δ_n."""
@@ -117,6 +133,11 @@ class FixedGrid:
         n, lam = n[rows, None], lam[rows, None]
         steps = torch.arange(self.steps, device=n.device)
         return (steps < n).to(lam.dtype) + torch.where(steps == n, lam, lam.new_zeros(()))
+
+
+def _interpolate(lower: torch.Tensor, upper: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
+    """y_n + λ (y_{n+1} − y_n), exactly y_{n+1} where λ = 1 (as torchdiffeq)."""
+    return torch.where(lam == 1, upper, lower + lam * (upper - lower))
 
 
 def _points(n: torch.Tensor, on_grid: bool) -> torch.Tensor:
