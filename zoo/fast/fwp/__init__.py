@@ -28,8 +28,7 @@ class FWPFastPath:
     def forward(self, body: FWPBody, path, batch) -> torch.Tensor:
         update, integrate = body.vector_field, body.integrate
         if integrate.backprop.kind == "adjoint":
-            return body.generic(path, batch, fast_adjoint(update, path, integrate,
-                                                          len(batch.final_index)))
+            return body.generic(path, batch, fast_adjoint(update, path, integrate))
         w0 = body.initial(update, path, batch)
         if body.per_step:
             return body.read_every_step(path, fast_weights(update, w0, path, integrate))

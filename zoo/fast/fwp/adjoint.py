@@ -36,26 +36,35 @@ from .lanes_matrix import rank_update, read
 
 class RankOneSteps(AdjointSteps):
     """:class:`.adjoint.AdjointSteps` of a learning rule; inputs (key, value, rate), each
-    (U, c, H·B), the rule's write at the distinct stage times."""
+    (U, c, H·B), the rule's write at the distinct stage times. States and adjoints stay in the
+    lanes layout (h, h, H·B) (Oja: Wᵀ) throughout the solve."""
 
-    def __init__(self, rule: Rule, heads: int, batch: int):
-        self.rule, self.heads, self.batch = rule, heads, batch
+    def __init__(self, rule: Rule, heads: int):
+        self.rule, self.heads = rule, heads
 
-    def _lanes(self, y: torch.Tensor) -> torch.Tensor:
-        """Flat states (B, H·h·h) -> (h, h, H·B) (Oja: Wᵀ) by a 2-D transpose, which torch
-        copies in cache-sized blocks, then rows of B: twice as quick as one 4-D permutation,
-        whose every read strides by H·h·h."""
+    def enter(self, y: torch.Tensor) -> torch.Tensor:
+        """Flat states (B, H·h·h) -> (h, h, H·B) by a 2-D transpose, which torch copies in
+        cache-sized blocks, then rows of B: twice as quick as one 4-D permutation, whose every
+        read strides by H·h·h."""
         h = math.isqrt(y.shape[1] // self.heads)
         by_sample = y.T.contiguous().view(self.heads, h, h, -1)  # [k, i, j, b] = W_bk[i, j]
         order = (2, 1, 0, 3) if self.rule.transposed else (1, 2, 0, 3)
         return by_sample.permute(order).reshape(h, h, -1)
 
-    def _flat(self, W: torch.Tensor) -> torch.Tensor:
-        """(h, h, H·B) -> flat states (B, H·h·h), the inverse of :meth:`_lanes`."""
+    def leave(self, W: torch.Tensor, samples: torch.Tensor | None = None) -> torch.Tensor:
+        """(h, h, H·B) -> flat states (B, H·h·h), the inverse of :meth:`enter`, or those of
+        ``samples`` alone (S, H·h·h)."""
         h = W.shape[0]
+        W = W.view(h, h, self.heads, -1)
+        if samples is not None:
+            W = W.index_select(3, samples)
         order = (2, 1, 0, 3) if self.rule.transposed else (2, 0, 1, 3)
-        by_sample = W.view(h, h, self.heads, self.batch).permute(order)
-        return by_sample.reshape(-1, self.batch).T.contiguous()
+        return W.permute(order).reshape(-1, W.shape[3]).T.contiguous()
+
+    def add(self, W: torch.Tensor, samples: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        h = W.shape[0]
+        values = self.enter(values).view(h, h, self.heads, -1)
+        return W.view(h, h, self.heads, -1).index_add(3, samples, values).view(W.shape)
 
     def _writes(self, inputs) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         w = Write(*inputs)
@@ -66,7 +75,7 @@ class RankOneSteps(AdjointSteps):
         tableau, position = block.tableau, index.tolist()
         pairs = _Pairs(tableau, P)
         reads = self.rule.reads_state
-        W, states = self._lanes(y0), [y0] + [None] * block.steps
+        W, states = y0, [y0] + [None] * block.steps
         for n, h in enumerate(block.dt.to(y0.dtype).tolist()):
             u = position[n]
             Pn = P[u]
@@ -81,7 +90,7 @@ class RankOneSteps(AdjointSteps):
                 rs.append(beta[u[s]] * self.rule.activate(x, 0))
             W = rank_update(W, torch.stack(rs), Pn, [h * b for b in tableau.b])
             if n + 1 in keep or n + 1 == block.steps:
-                states[n + 1] = self._flat(W)
+                states[n + 1] = W
         return states
 
     def backward(self, block, index, y, a, inputs, params):
@@ -92,7 +101,7 @@ class RankOneSteps(AdjointSteps):
         p_bar, t_bar, b_bar = (torch.zeros_like(x) for x in (P, T, beta))
         tableau, position = block.tableau, index.tolist()
         pairs = _Pairs(tableau, P)
-        W, A = self._lanes(y), self._lanes(a)
+        W, A = y, a
         for n, h in enumerate(dt.tolist()):
             u = position[n]
             rows = index[n].to(P.device)
@@ -122,20 +131,19 @@ class RankOneSteps(AdjointSteps):
             p_bar.index_add_(0, rows, c * p_terms)
             W = rank_update(W, R, Pn, [-h * b for b in tableau.b])
             A = rank_update(A, E, Pn, [-h * b for b in tableau.b])
-        return self._flat(W), self._flat(A), self._input_bars(p_bar, t_bar, b_bar), []
+        return W, A, self._input_bars(p_bar, t_bar, b_bar), []
 
     def _state_free_backward(self, tableau, P, T, beta, dt, index, a) -> list[torch.Tensor]:
         """A constant (y is not needed): every stage's cotangents from one read of A, weighted
         by its Σ h b_s."""
         c = stage_weights(tableau, dt, index, P.shape[0]).sum(0)
-        A = self._lanes(a)
-        ap = read(A, P)
+        ap = read(a, P)
         phi = self.rule.activate(T, 1)
         r = beta * phi
         c = c.view(-1, 1, 1)
         t_bar = c * activate_backward(self.rule, phi, beta * ap, 1)
         b_bar = c * (phi * ap).sum(1, keepdim=True)
-        p_bar = c * read(A, r, True)
+        p_bar = c * read(a, r, True)
         return self._input_bars(p_bar, t_bar, b_bar)
 
     def _input_bars(self, p_bar, t_bar, b_bar) -> list[torch.Tensor]:

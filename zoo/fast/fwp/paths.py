@@ -50,14 +50,14 @@ def fast_read(update, w0: torch.Tensor, path, integrator, rows: torch.Tensor, q:
                     transpose)
 
 
-def fast_adjoint(update, path, integrator, batch: int) -> FastAdjoint:
+def fast_adjoint(update, path, integrator) -> FastAdjoint:
     """The continuous adjoint of the learning-rule ODE (:mod:`.adjoint`) with the rule's steps
     by hand (:mod:`.adjoint`): the writes at a block's stage times in one call."""
     def inputs(times: torch.Tensor) -> tuple[torch.Tensor, ...]:
         w = lanes_writes(update, path, times)
         return w.key, w.value, w.rate
 
-    return FastAdjoint(integrator, inputs, RankOneSteps(update.rule, update.heads, batch),
+    return FastAdjoint(integrator, inputs, RankOneSteps(update.rule, update.heads),
                        update.parameters())
 
 

@@ -39,7 +39,9 @@ BLOCK_STEPS = 64
 class AdjointSteps:
     """How a field's steps run, forward and in the augmented backward solve: the extension
     point of the fast adjoint. :class:`FieldSteps` serves any ``stage_field`` under autograd;
-    a family may bring its own (:mod:`zoo.fast.fwp.adjoint`)."""
+    a family may bring its own (:mod:`zoo.fast.fwp.adjoint`). The steps keep states and
+    adjoints in their own layout (:meth:`enter`, by default the flat (B, ...) one): the solve
+    converts only the initial state, the cotangents and what it returns."""
 
     def forward(self, block: FixedGrid, index: torch.Tensor, y0: torch.Tensor,
                 inputs: tuple[torch.Tensor, ...], keep: set[int]) -> list:
@@ -55,6 +57,19 @@ class AdjointSteps:
         real stage times): (y, a) at its end, the inputs' cotangents Σ h b_s (∂f/∂u)ᵀ a_s
         (None where there is none) and the parameters' direct part Σ h b_s (∂f/∂θ)ᵀ a_s."""
         raise NotImplementedError
+
+    def enter(self, y: torch.Tensor) -> torch.Tensor:
+        """Flat states (B, ...) in the steps' layout."""
+        return y
+
+    def leave(self, y: torch.Tensor, samples: torch.Tensor | None = None) -> torch.Tensor:
+        """The flat states (B, ...) of ``y`` in the steps' layout, or those of ``samples``
+        alone (S, ...)."""
+        return y if samples is None else y.index_select(0, samples)
+
+    def add(self, y: torch.Tensor, samples: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """``y`` in the steps' layout plus flat ``values`` (S, ...) at ``samples``."""
+        return y.index_add(0, samples, values)
 
 
 #: dy/dt from the state and one stage's inputs (each (B, ·))
@@ -173,12 +188,14 @@ class _Problem:
         self.restarts: list[torch.Tensor] = []
 
     def cotangent(self, a: torch.Tensor | None, grad: torch.Tensor, i: int) -> torch.Tensor:
-        """a + ∂L/∂y(t_i) from the output's gradient ``grad`` (a None: 0)."""
+        """a + ∂L/∂y(t_i) in the steps' layout, from the output's gradient ``grad`` (a None:
+        0)."""
+        steps = self.steps
         if self.rows is None:
-            return grad[i] if a is None else a + grad[i]
-        a = grad.new_zeros(grad.shape) if a is None else a
+            return steps.enter(grad[i]) if a is None else a + steps.enter(grad[i])
+        a = steps.enter(grad.new_zeros(grad.shape)) if a is None else a
         samples = (self.rows == i).nonzero().squeeze(1)
-        return a.index_add(0, samples, grad.index_select(0, samples)) if len(samples) else a
+        return steps.add(a, samples, grad.index_select(0, samples)) if len(samples) else a
 
     def segment(self, i: int) -> FixedGrid:
         """torchdiffeq's grid for the backward solve from t_i to t_{i−1}, in τ = −t."""
@@ -199,12 +216,13 @@ class _Adjoint(torch.autograd.Function):
     def forward(ctx, problem: _Problem, y0: torch.Tensor, *params: torch.Tensor):
         plan = problem.plan
         keep = set(plan.points_read())
-        states: list[torch.Tensor | None] = [y0] + [None] * plan.steps
-        y = y0
+        steps = problem.steps
+        y = steps.enter(y0)
+        states: list[torch.Tensor | None] = [y] + [None] * plan.steps
         for start, block in _blocks(plan):
             times, index = block.distinct_stages(y0.dtype)
-            ys = problem.steps.forward(block, index, y, problem.stage_inputs(times),
-                                       {k - start for k in keep})
+            ys = steps.forward(block, index, y, problem.stage_inputs(times),
+                                {k - start for k in keep})
             for k, state in enumerate(ys[1:], start + 1):
                 if k in keep:
                     states[k] = state
@@ -212,28 +230,35 @@ class _Adjoint(torch.autograd.Function):
         restarts = plan.at_outputs(states)
         ctx.problem = problem
         if problem.rows is None:
-            ys = torch.stack(restarts)
+            ys = torch.stack([steps.leave(y) for y in restarts])
             ctx.save_for_backward(ys)
             return ys
         problem.restarts = restarts
-        return plan.pick(restarts, problem.rows)
+        return plan.pick(restarts, problem.rows, steps.leave)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_ys: torch.Tensor):
         problem = ctx.problem
-        params = problem.params
-        ys = ctx.saved_tensors[0] if problem.rows is None else problem.restarts
+        params, steps = problem.params, problem.steps
+        if problem.rows is None:
+            flat = ctx.saved_tensors[0]
+            count = len(flat)
+
+            def restart(i: int) -> torch.Tensor:
+                return steps.enter(flat[i])
+        else:
+            restart, count = problem.restarts.__getitem__, len(problem.restarts)
         p_bar = [torch.zeros_like(p) for p in params]
-        y, a = ys[-1], problem.cotangent(None, grad_ys, len(ys) - 1)
-        for i in range(len(ys) - 1, 0, -1):
+        y, a = restart(count - 1), problem.cotangent(None, grad_ys, count - 1)
+        for i in range(count - 1, 0, -1):
             segment = problem.segment(i)
             problem.integrator.nfe += segment.steps * segment.tableau.stages
             for _, block in _blocks(segment):
-                times, index = block.distinct_stages(y.dtype)
+                times, index = block.distinct_stages(grad_ys.dtype)
                 with torch.enable_grad():
                     inputs = problem.stage_inputs(-times)
-                y, a, bars, direct = problem.steps.backward(
+                y, a, bars, direct = steps.backward(
                     block, index, y, a, tuple(u.detach() for u in inputs), params)
                 _accumulate(p_bar, direct)
                 pairs = [(u, bar) for u, bar in zip(inputs, bars)
@@ -242,9 +267,9 @@ class _Adjoint(torch.autograd.Function):
                     _accumulate(p_bar, torch.autograd.grad(
                         [u for u, _ in pairs], params, [bar for _, bar in pairs],
                         allow_unused=True))
-            y, a = ys[i - 1], problem.cotangent(a, grad_ys, i - 1)
+            y, a = restart(i - 1), problem.cotangent(a, grad_ys, i - 1)
         problem.restarts = []
-        return None, a, *p_bar
+        return None, steps.leave(a), *p_bar
 
 
 def stage_weights(tableau: Tableau, dt: torch.Tensor, index: torch.Tensor,

@@ -13,6 +13,7 @@ y(t_j) = y_0 + Σ_{n < n_j} Δ_n + λ_j Δ_{n_j}, with Δ_n the increment of ste
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -119,12 +120,20 @@ class FixedGrid:
         return [_interpolate(low, up, weight) for low, up, weight in zip(lower, upper, lam)]
 
     @staticmethod
-    def pick(at_outputs: list[torch.Tensor], rows: torch.Tensor) -> torch.Tensor:
-        """Sample b's state at output time rows[b] (B, ...), from :meth:`at_outputs`."""
-        picked = at_outputs[0].new_empty(at_outputs[0].shape)
+    def pick(at_outputs: list[torch.Tensor], rows: torch.Tensor,
+             take: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None
+             ) -> torch.Tensor:
+        """Sample b's state at output time rows[b] (B, ...), from :meth:`at_outputs`;
+        take(state, samples) gives some samples' states (S, ...) (default: rows of the
+        state's first axis)."""
+        take = take or (lambda state, samples: state.index_select(0, samples))
+        picked = None
         for i in torch.unique(rows).tolist():
             samples = (rows == i).nonzero().squeeze(1)
-            picked.index_copy_(0, samples, at_outputs[i].index_select(0, samples))
+            values = take(at_outputs[i], samples)
+            if picked is None:
+                picked = values.new_empty(len(rows), *values.shape[1:])
+            picked.index_copy_(0, samples, values)
         return picked
 
     def increment_weights(self, rows: torch.Tensor) -> torch.Tensor:
