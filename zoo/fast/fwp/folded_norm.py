@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from ...kernels.norm_scale import norm_scale
+from .layouts import Layout
 
 
 def foldable(inner: nn.Module, width: int) -> bool:
@@ -28,13 +29,18 @@ def foldable(inner: nn.Module, width: int) -> bool:
 
 
 def folded_layer_norm(x: torch.Tensor, inner: nn.Linear, norm: nn.LayerNorm,
-                      outer_weight: torch.Tensor, outer_bias: torch.Tensor
+                      outer_weight: torch.Tensor, outer_bias: torch.Tensor,
+                      layout: Layout = "stage_last"
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(x̄ / σ, F, c): ``outer`` ∘ ``norm`` ∘ ``inner`` at x (…, N, u) is the linear map
     x̄/σ ↦ F x̄/σ + c, left to the caller so it can choose the output layout. x̄/σ is a
-    (…, N, u+1) view of (…, u+1, N) memory, the layout of the stage-last product
-    (:func:`.layouts.stage_last_linear`)."""
+    (…, N, u+1) view of the memory that ``layout``'s products read (:func:`.layouts.in_layout`;
+    ``lanes``: x (B, N, u)): x̄, which needs no gradient, is laid out first and then scaled, so
+    the gradient in 1/σ sums contiguous rows."""
     x_bar, rstd, weight, bias = folded_factors(x, inner, norm, outer_weight, outer_bias)
+    if layout == "lanes":
+        x_bar = x_bar.permute(2, 1, 0).contiguous()  # (N, u+1, B)
+        return (x_bar * rstd.T.contiguous()[:, None]).permute(2, 0, 1), weight, bias
     return (x_bar * rstd[..., None, :]).mT, weight, bias
 
 

@@ -32,7 +32,7 @@ def slow_outputs(slow: SlowNet, x: torch.Tensor, layout: Layout
         z = x_bar.mT
     else:
         z, weight, bias = folded_layer_norm(x, slow.input_proj, slow.input_layer_norm,
-                                            slow.out.weight, slow.out.bias)
+                                            slow.out.weight, slow.out.bias, layout)
     weights = weight.unflatten(0, (slow.heads, -1)).split(slow.parts, 1)
     biases = bias.unflatten(0, (slow.heads, -1)).split(slow.parts, 1)
     if layout == "deferred":
@@ -50,7 +50,7 @@ def value_outputs(values: ValueNet, x: torch.Tensor, layout: Layout
         z, weight, bias = x, values.proj.weight, values.proj.bias
     elif foldable(values.proj, values.proj.out_features):
         z, weight, bias = folded_layer_norm(x, values.proj, values.post[0],
-                                            values.post[1].weight, values.post[1].bias)
+                                            values.post[1].weight, values.post[1].bias, layout)
     else:
         z = values.post[0](values.proj(x))
         weight, bias = values.post[1].weight, values.post[1].bias
