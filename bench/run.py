@@ -104,10 +104,22 @@ CASES |= {f"{name}-adjoint": ({**CASES[name][0], "backprop": "adjoint"}, target)
           for name, target in [("fwp-hebb-cde", 10.0), ("fwp-delta-cde", 5.0),
                                ("fwp-delta-ode", 5.0), ("fwp-oja-cde", 3.0),
                                ("fwp-eigenworms-postdelta", 3.0), ("ncde-speech", 1.3)]}
-#: Sepsis no-OI's Hebb-CDE (specs/irie2022/table1/sepsis-no-oi/cde-hebb.yaml)
-CASES["fwp-hebb-cde-sepsis-adjoint"] = (
-    {**SEPSIS, "backprop": "adjoint", "field": {"kind": "fwp", "rule": "hebb", "form": "cde",
-                                                "d_model": 160, "heads": 32, "d_ff": 64}}, None)
+#: paper a's Sepsis specs as shipped (specs/irie2022/table1/sepsis-*): no-OI's Hebb-CDE, and
+#: with the observational intensity (69 channels) the Hebb-ODE and the post-delta CDE
+CASES |= {
+    "fwp-hebb-cde-sepsis-adjoint": (
+        {**SEPSIS, "backprop": "adjoint",
+         "field": {"kind": "fwp", "rule": "hebb", "form": "cde", "d_model": 160, "heads": 32,
+                   "d_ff": 64}}, None),
+    "fwp-hebb-ode-sepsis-oi-adjoint": (
+        {**SEPSIS, "channels": 69, "backprop": "adjoint",
+         "field": {"kind": "fwp", "rule": "hebb", "form": "ode", "d_model": 160, "heads": 32,
+                   "d_ff": 64}}, None),
+    "fwp-delta-cde-sepsis-oi-adjoint": (
+        {**SEPSIS, "channels": 69, "backprop": "adjoint",
+         "field": {"kind": "fwp", "rule": "delta", "delta": "post", "form": "cde",
+                   "d_model": 80, "heads": 16, "d_ff": 64}}, None),
+}
 #: paper a's fields whose fast adjoint steps a ``stage_field`` under autograd (``FieldSteps``):
 #: App. C.1's two-layer model (no rank-one form), the GRU-ODE and NRDE baselines
 _EIGENWORMS = CASES["fwp-eigenworms-postdelta-adjoint"][0]
