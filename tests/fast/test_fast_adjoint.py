@@ -59,12 +59,15 @@ def test_per_step_grid_outputs_and_float32(rule):
 
 @pytest.mark.slow
 def test_blocks_do_not_change_the_numbers(monkeypatch):
-    """Stage inputs are evaluated a block of steps at a time (flat memory); block edges inside
-    a segment give the same gradients."""
+    """Stage inputs are evaluated a block of steps at a time (flat memory), fewer steps for
+    larger batches; block edges inside a segment give the same gradients."""
     monkeypatch.setattr(adjoint, "BLOCK_STEPS", 2)
     assert_fast_equals_generic({**SMALL, "rule": "delta", "form": "cde"}, "rk4",
                                backprop="adjoint", step_size=0.3)
     assert_fast_equals_generic(FIELDS["ncde"], "midpoint", backprop="adjoint", step_size=0.3)
+    monkeypatch.setattr(adjoint, "BLOCK_SAMPLE_STEPS", 4)  # the harness' 4 series: 1 step
+    assert_fast_equals_generic({**SMALL, "rule": "hebb", "form": "ode"}, "rk4",
+                               backprop="adjoint", step_size=0.3)
 
 
 def _spline_problem():
