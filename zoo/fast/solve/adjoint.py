@@ -34,9 +34,17 @@ from .tableau import Tableau, combine
 
 #: steps whose stage inputs are evaluated (and differentiated) in one call, at most
 BLOCK_STEPS = 64
-#: and at most this many steps' worth of samples, so that a block's stage inputs of a large
-#: batch stay near the cache (batch 1,024: 16 steps)
+#: and on the CPU at most this many steps' worth of samples, so that a block's stage inputs
+#: of a large batch stay near the cache (batch 1,024: 16 steps)
 BLOCK_SAMPLE_STEPS = 16_384
+
+
+def block_steps(y0: torch.Tensor) -> int:
+    """Steps per block for states ``y0`` (B, ...): BLOCK_STEPS, on the CPU no more than
+    BLOCK_SAMPLE_STEPS ÷ B (at least one)."""
+    if y0.device.type != "cpu":
+        return BLOCK_STEPS
+    return max(1, min(BLOCK_STEPS, BLOCK_SAMPLE_STEPS // len(y0)))
 
 
 class AdjointSteps:
@@ -173,7 +181,7 @@ def adjoint_solve(integrator, t: torch.Tensor, y0: torch.Tensor, stage_inputs: S
     ``integrator.nfe``. With ``rows`` no (T, B, ...) stack is formed, forward or backward: a
     sample's cotangent joins the adjoint at its own output time."""
     plan = FixedGrid.plan(integrator, t, grid)
-    problem = _Problem(plan, integrator, stage_inputs, steps, params, rows, len(y0))
+    problem = _Problem(plan, integrator, stage_inputs, steps, params, rows, block_steps(y0))
     return _Adjoint.apply(problem, y0, *params)
 
 
@@ -182,10 +190,10 @@ class _Problem:
 
     def __init__(self, plan: FixedGrid, integrator, stage_inputs: StageInputs,
                  steps: AdjointSteps, params: tuple[torch.Tensor, ...],
-                 rows: torch.Tensor | None, batch: int):
+                 rows: torch.Tensor | None, block: int):
         self.plan, self.integrator = plan, integrator
         self.stage_inputs, self.steps, self.params = stage_inputs, steps, params
-        self.rows, self.batch = rows, batch
+        self.rows, self.block = rows, block
         #: with ``rows``, the forward states at the output times, where the backward
         #: segments restart (without, the output itself, saved for the backward pass)
         self.restarts: list[torch.Tensor] = []
@@ -207,10 +215,8 @@ class _Problem:
         return FixedGrid(points, t, self.plan.tableau, self.plan.step)
 
 
-def _blocks(grid: FixedGrid, batch: int):
-    """Sub-grids of at most BLOCK_STEPS steps, and of BLOCK_SAMPLE_STEPS ÷ ``batch`` (at least
-    one), in order, with their first step's number."""
-    size = max(1, min(BLOCK_STEPS, BLOCK_SAMPLE_STEPS // batch))
+def _blocks(grid: FixedGrid, size: int):
+    """Sub-grids of at most ``size`` steps, in order, with their first step's number."""
     for start in range(0, grid.steps, size):
         stop = min(start + size, grid.steps)
         yield start, FixedGrid(grid.points[start:stop + 1], grid.t, grid.tableau, grid.step)
@@ -224,7 +230,7 @@ class _Adjoint(torch.autograd.Function):
         steps = problem.steps
         y = steps.enter(y0)
         states: list[torch.Tensor | None] = [y] + [None] * plan.steps
-        for start, block in _blocks(plan, problem.batch):
+        for start, block in _blocks(plan, problem.block):
             times, index = block.distinct_stages(y0.dtype)
             ys = steps.forward(block, index, y, problem.stage_inputs(times),
                                 {k - start for k in keep})
@@ -259,7 +265,7 @@ class _Adjoint(torch.autograd.Function):
         for i in range(count - 1, 0, -1):
             segment = problem.segment(i)
             problem.integrator.nfe += segment.steps * segment.tableau.stages
-            for _, block in _blocks(segment, problem.batch):
+            for _, block in _blocks(segment, problem.block):
                 times, index = block.distinct_stages(grad_ys.dtype)
                 with torch.enable_grad():
                     inputs = problem.stage_inputs(-times)
