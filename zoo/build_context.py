@@ -47,6 +47,10 @@ class Integrator:
         #: whether solves must return every grid time (the adjoint's ``outputs: grid``)
         self.dense_outputs = getattr(backprop, "outputs", "needed") == "grid"
 
+    #: whether :func:`zoo.fields.trajectory.solve_at` may pass ``rows`` (one output time per
+    #: sample) and take the per-sample states back (the fast adjoint does)
+    selects_rows = False
+
     def __call__(self, func: nn.Module, y0: torch.Tensor, t: torch.Tensor,
                  grid: torch.Tensor | None = None) -> torch.Tensor:
         """Solution at every time in ``t``: shape (len(t), *y0.shape). ``grid`` (default ``t``)

@@ -45,7 +45,7 @@ def solve_at(integrate, func, y0: torch.Tensor, path, rows: torch.Tensor | None 
         return states if rows is None else states[rows, torch.arange(rows.shape[0],
                                                                       device=rows.device)]
     needed, position = torch.unique(torch.cat([rows.new_zeros(1), rows]), return_inverse=True)
-    if getattr(integrate, "selects_rows", False):
+    if integrate.selects_rows:
         return integrate(func, y0, grid[needed], grid=grid, rows=position[1:])
     states = integrate(func, y0, grid[needed], grid=grid)
     return states[position[1:], torch.arange(rows.shape[0], device=rows.device)]

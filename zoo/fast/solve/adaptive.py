@@ -171,6 +171,8 @@ class AdaptiveSolve:
         self.integrator, self.stage_inputs, self.field = integrator, stage_inputs, field
         self.dense_outputs = integrator.dense_outputs
 
+    selects_rows = False
+
     def __call__(self, func, y0: torch.Tensor, t: torch.Tensor,
                  grid: torch.Tensor | None = None) -> torch.Tensor:
         return dopri5_solve(self.integrator, t, y0, self.stage_inputs, self.field)

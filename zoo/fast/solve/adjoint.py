@@ -194,9 +194,23 @@ class _Problem:
         self.plan, self.integrator = plan, integrator
         self.stage_inputs, self.steps, self.params = stage_inputs, steps, params
         self.rows, self.block = rows, block
+        #: with ``rows``, the samples read at each output time that any is read at
+        self.read_at = {} if rows is None else {
+            i: (rows == i).nonzero().squeeze(1) for i in torch.unique(rows).tolist()}
         #: with ``rows``, the forward states at the output times, where the backward
         #: segments restart (without, the output itself, saved for the backward pass)
         self.restarts: list[torch.Tensor] = []
+
+    def picked(self, at_outputs: list[torch.Tensor]) -> torch.Tensor:
+        """Sample b's flat state at output time rows[b] (B, ...), from the states at the output
+        times in the steps' layout."""
+        picked = None
+        for i, samples in self.read_at.items():
+            values = self.steps.leave(at_outputs[i], samples)
+            if picked is None:
+                picked = values.new_empty(len(self.rows), *values.shape[1:])
+            picked.index_copy_(0, samples, values)
+        return picked
 
     def cotangent(self, a: torch.Tensor | None, grad: torch.Tensor, i: int) -> torch.Tensor:
         """a + ∂L/∂y(t_i) in the steps' layout, from the output's gradient ``grad`` (a None:
@@ -205,8 +219,8 @@ class _Problem:
         if self.rows is None:
             return steps.enter(grad[i]) if a is None else a + steps.enter(grad[i])
         a = steps.enter(grad.new_zeros(grad.shape)) if a is None else a
-        samples = (self.rows == i).nonzero().squeeze(1)
-        return steps.add(a, samples, grad.index_select(0, samples)) if len(samples) else a
+        samples = self.read_at.get(i)
+        return a if samples is None else steps.add(a, samples, grad.index_select(0, samples))
 
     def segment(self, i: int) -> FixedGrid:
         """torchdiffeq's grid for the backward solve from t_i to t_{i−1}, in τ = −t."""
@@ -245,7 +259,7 @@ class _Adjoint(torch.autograd.Function):
             ctx.save_for_backward(ys)
             return ys
         problem.restarts = restarts
-        return plan.pick(restarts, problem.rows, steps.leave)
+        return problem.picked(restarts)
 
     @staticmethod
     @once_differentiable

@@ -13,7 +13,6 @@ y(t_j) = y_0 + Σ_{n < n_j} Δ_n + λ_j Δ_{n_j}, with Δ_n the increment of ste
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -118,23 +117,6 @@ class FixedGrid:
         lower = [states[i] for i in n.clamp(min=0).tolist()]
         lam = lam.to(upper[0].dtype)
         return [_interpolate(low, up, weight) for low, up, weight in zip(lower, upper, lam)]
-
-    @staticmethod
-    def pick(at_outputs: list[torch.Tensor], rows: torch.Tensor,
-             take: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None
-             ) -> torch.Tensor:
-        """Sample b's state at output time rows[b] (B, ...), from :meth:`at_outputs`;
-        take(state, samples) gives some samples' states (S, ...) (default: rows of the
-        state's first axis)."""
-        take = take or (lambda state, samples: state.index_select(0, samples))
-        picked = None
-        for i in torch.unique(rows).tolist():
-            samples = (rows == i).nonzero().squeeze(1)
-            values = take(at_outputs[i], samples)
-            if picked is None:
-                picked = values.new_empty(len(rows), *values.shape[1:])
-            picked.index_copy_(0, samples, values)
-        return picked
 
     def increment_weights(self, rows: torch.Tensor) -> torch.Tensor:
         """(R, N) weights w with y(t_{rows[r]}) = y_0 + Σ_n w[r, n] Δ_n."""
