@@ -3,7 +3,8 @@ NRDE): the body's state-independent stage inputs at every stage time in one call
 state-dependent part of the field in the steps (:mod:`zoo.fast.solve.lean`); with backprop
 ``adjoint`` the continuous adjoint on the same split (:mod:`zoo.fast.solve.adjoint`); with an
 adaptive method the lean ``dopri5`` (:mod:`zoo.fast.solve.adaptive`). The NCDE's FinalTanh field
-steps with a hand-written reverse pass (:mod:`.final_tanh`)."""
+steps with a hand-written reverse pass (:mod:`.final_tanh`), and so does the GRU-ODE in the
+adjoint (:mod:`.gru_ode`)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from functools import partial
 import torch
 
 from ...fields.cde_body import CDEBody
+from ...fields.gru_ode import GRUODE
 from ...fields.solved_body import SolvedBody
 from ..choice import implementation
 from ..solve.adaptive import ADAPTIVE, AdaptiveSolve
 from ..solve.adjoint import AdjointSteps, FastAdjoint, FieldSteps
 from ..solve.lean import Stepper, field_stepper, lean_features
 from .final_tanh import FinalTanhSteps, final_tanh_stepper
+from .gru_ode import GRUODESteps
 
 
 class SolvedFastPath:
@@ -50,9 +53,12 @@ def stepper(body: SolvedBody) -> Stepper:
 
 
 def adjoint_steps(body: SolvedBody) -> AdjointSteps:
-    """The fast adjoint's steps, by hand for a CDE body as in :func:`stepper`."""
+    """The fast adjoint's steps: by hand for a CDE body as in :func:`stepper` and for the
+    GRU-ODE, else the body's ``stage_field`` under autograd."""
     if isinstance(body, CDEBody):
         return FinalTanhSteps(_linears(body), body.vector_field.channels)
+    if isinstance(body, GRUODE):
+        return GRUODESteps(body.vector_field, body.channels)
     return FieldSteps(body.stage_field)
 
 

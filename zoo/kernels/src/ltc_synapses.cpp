@@ -27,14 +27,7 @@
 #include <vector>
 
 #include "denormals.h"
-#include "exp.h"
-
-// sigmoid without overflow: e = exp(-|x|), 1 / (1 + e) for x >= 0, e / (1 + e) otherwise
-template <typename T> static inline T sigmoid(T x) {
-  const T e = exp_nonpositive(x < T(0) ? x : -x);
-  const T r = T(1) / (T(1) + e);
-  return x >= T(0) ? r : e * r;
-}
+#include "activations.h"
 
 // sigma, offset, (W+E), W+ of a layer, each (pre, post) forward or (post, pre) backward
 template <typename T> struct Synapses {
