@@ -105,7 +105,8 @@ CASES |= {f"{name}-adjoint": ({**CASES[name][0], "backprop": "adjoint"}, target)
                                ("fwp-delta-ode", 5.0), ("fwp-oja-cde", 3.0),
                                ("fwp-eigenworms-postdelta", 3.0), ("ncde-speech", 1.3)]}
 #: paper a's Sepsis specs as shipped (specs/irie2022/table1/sepsis-*): no-OI's Hebb-CDE, and
-#: with the observational intensity (69 channels) the Hebb-ODE and the post-delta CDE
+#: with the observational intensity (69 channels) the Hebb-ODE, the post-delta CDE and the
+#: GRU-ODE baseline
 CASES |= {
     "fwp-hebb-cde-sepsis-adjoint": (
         {**SEPSIS, "backprop": "adjoint",
@@ -119,9 +120,13 @@ CASES |= {
         {**SEPSIS, "channels": 69, "backprop": "adjoint",
          "field": {"kind": "fwp", "rule": "delta", "delta": "post", "form": "cde",
                    "d_model": 80, "heads": 16, "d_ff": 64}}, None),
+    "gru-ode-sepsis-oi-adjoint": (
+        {**SEPSIS, "channels": 69, "backprop": "adjoint",
+         "field": {"kind": "gru_ode", "hidden": 187}}, None),
 }
-#: paper a's fields whose fast adjoint steps a ``stage_field`` under autograd (``FieldSteps``):
-#: App. C.1's two-layer model (no rank-one form), the GRU-ODE and NRDE baselines
+#: paper a's fields outside the rank-one forms: App. C.1's two-layer model and the NRDE, whose
+#: fast adjoint steps a ``stage_field`` under autograd (``FieldSteps``), and the GRU-ODE's
+#: steps by hand (``GRUODESteps``)
 _EIGENWORMS = CASES["fwp-eigenworms-postdelta-adjoint"][0]
 CASES |= {
     "fwp-eigenworms-2layer-adjoint": (
