@@ -67,7 +67,7 @@ class GRUODESteps(AdjointSteps):
         b_bar = y.new_zeros(3 * hidden)
 
         def stage(n: int, s: int, y_s: torch.Tensor, a_s: torch.Tensor, c: float):
-            at = work[s]
+            at, y_s = work[s], y_s.contiguous()  # the kernels read rows of y_s and a_s
             f = at.field(y_s, stage_dx[position[n][s]], weights, a_s.contiguous())
             y_bar = torch.empty_like(y_s)
             kernels.reset(torch.mm(at.p[:, 2 * hidden:], u_h), at.rz, at.h, at.p, at.h_bar)

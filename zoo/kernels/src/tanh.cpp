@@ -1,6 +1,6 @@
-// tanh in float32 (zoo/kernels/tanh.py): PyTorch's CPU tanh takes about six times its sigmoid;
-// and tanh(A) d for a batch of small matrices A, the NCDE's F(z) dX/dt.
-// (tanh_one, activations.h).
+// tanh in float32 (zoo/kernels/tanh.py; tanh_one in activations.h): PyTorch's CPU tanh takes
+// about six times its sigmoid; and tanh(A) d for a batch of small matrices A, the NCDE's
+// F(z) dX/dt.
 // Elements (samples) are independent: callers split them between threads.
 #include "activations.h"
 
