@@ -54,20 +54,24 @@ def test_torch_runs_where_the_kernel_does_not():
         torch.testing.assert_close(y, torch.tanh(x), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("batch, h, c", [(5, 7, 3), (130, 90, 21)])
-def test_tanh_times_equals_its_torch_form(batch, h, c, threads, torch_threads):
-    """tanh(a)·d, the tanh it keeps and both gradients, compiled against the torch form."""
+def test_tanh_times_equals_its_torch_form(batch, h, c, threads, with_bias, torch_threads):
+    """tanh(a + e)·d (with and without the shared bias e), the tanh it keeps and both
+    gradients, compiled against the torch form."""
     torch.manual_seed(h)
     a, drive = 2 * torch.randn(batch, h, c), torch.randn(batch, c)
+    bias = torch.randn(h, c) if with_bias else None
     grad = torch.randn(batch, h)
     results = {}
     torch_threads(threads)
     for form in ("compiled", "torch"):
         t = torch.empty_like(a)
-        y = tanh_times_into(a, drive, t, form=form)
+        y = tanh_times_into(a, drive, t, form=form, bias=bias)
         results[form] = [y, t, *tanh_times_backward(t, drive, grad, form=form)]
-    expected = (torch.tanh(a.double()) * drive.double().unsqueeze(1)).sum(-1)
+    pre = a.double() if bias is None else a.double() + bias.double()
+    expected = (torch.tanh(pre) * drive.double().unsqueeze(1)).sum(-1)
     torch.testing.assert_close(results["torch"][0].double(), expected, rtol=1e-5, atol=1e-5)
     # 1 − t² near |t| = 1 turns the tanh's last-ulp difference into 1e-6 absolute in ā
     for compiled, torch_form in zip(results["compiled"], results["torch"]):

@@ -53,6 +53,7 @@ class _Solve(torch.autograd.Function):
         acts = [y0.new_empty(evaluations, batch, w.shape[0]) for w in weights[:-1]]
         ts: list[torch.Tensor] = []  # one block each: freed blocks of this size are reused
         out = y0.new_empty(batch, hidden, channels)  # the output layer's, for every evaluation
+        out_bias = biases[-1].view(hidden, channels)  # added inside the tanh's pass
         stage_dx = dx.movedim(1, 0)
         position = index.tolist()
 
@@ -61,9 +62,9 @@ class _Solve(torch.autograd.Function):
             a = zs[e].copy_(z)
             for act, w, b in zip(acts, weights, biases):
                 a = torch.addmm(b, a, w.t(), out=act[e]).relu_()
-            torch.addmm(biases[-1], a, weights[-1].t(), out=out.view(batch, -1))
+            torch.mm(a, weights[-1].t(), out=out.view(batch, -1))
             ts.append(torch.empty_like(out))
-            return tanh_times_into(out, stage_dx[position[n][s]], ts[e])
+            return tanh_times_into(out, stage_dx[position[n][s]], ts[e], bias=out_bias)
 
         ys = torch.stack(integrate(tableau, f, y0, dt))
         ctx.tableau, ctx.position, ctx.ts = tableau, position, ts
@@ -146,13 +147,14 @@ class FinalTanhSteps(AdjointSteps):
         *hidden, last = self.linears
         stage_dx, position = inputs[0].movedim(1, 0), index.tolist()
         out = y0.new_empty(y0.shape[0], y0.shape[1], self.channels)
+        out_bias = last.bias.view(y0.shape[1], self.channels)
         t = torch.empty_like(out)
 
         def f(n: int, s: int, z: torch.Tensor) -> torch.Tensor:
             for linear in hidden:
                 z = torch.addmm(linear.bias, z, linear.weight.t()).relu_()
-            torch.addmm(last.bias, z, last.weight.t(), out=out.view(len(z), -1))
-            return tanh_times_into(out, stage_dx[position[n][s]], t)
+            torch.mm(z, last.weight.t(), out=out.view(len(z), -1))
+            return tanh_times_into(out, stage_dx[position[n][s]], t, bias=out_bias)
         return integrate(block.tableau, f, y0, block.dt.to(y0.dtype))
 
     def backward(self, block, index, y, a, inputs, params):
@@ -163,6 +165,7 @@ class FinalTanhSteps(AdjointSteps):
         w_bar_t = [w.new_zeros(w.shape[::-1]) for w in weights]  # xᵀg: the faster product
         b_bar = [torch.zeros_like(b) for b in biases]
         out = y.new_empty(batch, y.shape[1], self.channels)
+        out_bias = biases[-1].view(y.shape[1], self.channels)
         ins = [y.new_empty(stages, batch, w.shape[1]) for w in weights]
         bars = [y.new_empty(stages, batch, w.shape[0]) for w in weights]
 
@@ -171,9 +174,9 @@ class FinalTanhSteps(AdjointSteps):
             x = ins[0][s].copy_(z)
             for i, (w, b) in enumerate(zip(weights[:-1], biases[:-1])):
                 x = torch.addmm(b, x, w.t(), out=ins[i + 1][s]).relu_()
-            torch.addmm(biases[-1], x, weights[-1].t(), out=out.view(batch, -1))
+            torch.mm(x, weights[-1].t(), out=out.view(batch, -1))
             t = torch.empty_like(out)
-            f = tanh_times_into(out, dx, t)
+            f = tanh_times_into(out, dx, t, bias=out_bias)
             o_bar, _ = tanh_times_backward(t, dx, a_s, bars[-1][s].view_as(out))
             g = torch.mm(o_bar.view(batch, -1), weights[-1])
             for i in reversed(range(len(weights) - 1)):

@@ -9,15 +9,22 @@ extern "C" void tanh_f32(const float* __restrict x, float* __restrict y, long i0
   for (long i = i0; i < i1; ++i) y[i] = tanh_one(x[i]);
 }
 
-// y_i = sum_u tanh(a_iu) d_u per sample (zoo/kernels/tanh.py: tanh_times_into), a (batch, h, c) and
-// d (batch, c); stores t = tanh(a) for the backward. Samples [b0, b1).
-extern "C" void tanh_times_f32(long h, long c, const float* a, const float* d, float* t, float* y,
-                               long b0, long b1) {
+// y_i = sum_u tanh(a_iu + e_iu) d_u per sample (zoo/kernels/tanh.py: tanh_times_into), a
+// (batch, h, c), the bias e (h, c) shared by all samples (none: null) and d (batch, c); stores
+// t = tanh(a + e) for the backward. Samples [b0, b1).
+extern "C" void tanh_times_f32(long h, long c, const float* a, const float* e, const float* d,
+                               float* t, float* y, long b0, long b1) {
   for (long b = b0; b < b1; ++b) {
     const float* __restrict ab = a + b * h * c;
     float* __restrict tb = t + b * h * c;
+    if (e == nullptr) {
 #pragma omp simd
-    for (long q = 0; q < h * c; ++q) tb[q] = tanh_one(ab[q]);
+      for (long q = 0; q < h * c; ++q) tb[q] = tanh_one(ab[q]);
+    } else {
+      const float* __restrict eb = e;
+#pragma omp simd
+      for (long q = 0; q < h * c; ++q) tb[q] = tanh_one(ab[q] + eb[q]);
+    }
     const float* __restrict db = d + b * c;
     for (long i = 0; i < h; ++i) {
       float sum = 0.0f;
